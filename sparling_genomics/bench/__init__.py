@@ -1,0 +1,1 @@
+"""Benchmarks: each writes JSON and updates its section of BENCHMARKS.md."""

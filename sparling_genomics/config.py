@@ -1,0 +1,237 @@
+"""Run configuration: per-task defaults, presets, user overrides, validation.
+
+A config is a nested dict. It is built as ``defaults[task]`` <- ``presets[task][preset]``
+<- user file <- command-line overrides; every key a user sets must exist in the defaults
+and keep its type, so typos and wrong types fail before anything runs. The resolved config
+(every default written out) is saved as ``RUN/config.yaml``.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+
+PLANTED_MOTIFS = [
+    "MA0573.2",  # ATHB-9   (HD-ZIP)   GTAATGATTACTCGC
+    "MA1350.1",  # BZIP42   (bZIP)     TGCTGACGTGGC
+    "MA1313.2",  # WRKY7    (W-box)    CGTTGACTTTT
+    "MA1285.2",  # TCP9     (TCP)      GTGGGTCCCAC
+    "MA2429.1",  # SPL13D   (SBP)      AGCGGTAGTACCGCT
+    "MA0571.2",  # ANT      (AP2)      GCACAGTTCCCGAGGT
+]
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "planted": {
+        "task": "planted",
+        "seed": 0,
+        "device": "auto",
+        "data": {
+            "motifs": PLANTED_MOTIFS,
+            "jaspar_release": "JASPAR2024",
+            "background": "genome",
+            "min_relative_score": 0.85,
+            "length": 200,
+            "min_instances": 1,
+            "max_instances": 4,
+            "min_gap": 6,
+            "cell_pad": 2,
+            "val_size": 1000,
+            "test_size": 2000,
+        },
+        "model": {
+            "motif_channels": 0,  # 0: one channel per planted motif
+            "hidden": 32,
+            "first_kernel": 15,
+            "residual_units": 2,
+            "unit_kernel": 3,
+            "reverse_complement": True,
+            "head_hidden": 64,
+            "head_pool": 4,
+            "head_layers": 2,
+            "head_recurrent": False,
+            "sparse": {
+                "affine": False,
+                "per_channel": True,
+                "momentum": 0.1,
+                "min_hits": 20.0,
+            },
+        },
+        "train": {
+            "batch_size": 64,
+            "lr": 0.002,
+            "max_samples": 3_000_000,
+            "max_seconds": 840.0,
+            "eval_every": 5_000,
+            "eval_batch_size": 500,
+            "final_samples": 100_000,
+            "final_lr_scale": 0.3,
+            "checkpoint_every_seconds": 120.0,
+            "threads": 0,  # 0: torch's default
+        },
+        "annealing": {
+            "enabled": True,
+            "start_density": 0.5,
+            "stop_density": "auto",  # 'auto': the task's true motif density
+            "multiplier": 0.75,
+            "initial_bar": 1.0,
+            "bar_decay_per_sample": 1e-6,
+        },
+    }
+}
+
+PRESETS: dict[str, dict[str, dict[str, Any]]] = {
+    "planted": {
+        # Sized for 2 CPU cores: finishes well inside 15 minutes.
+        "cpu": {},
+        # A bigger model and the paper's slower schedule, for a GPU.
+        "paper": {
+            "model": {"hidden": 128, "head_hidden": 128, "residual_units": 4},
+            "train": {
+                "batch_size": 128,
+                "lr": 0.001,
+                "max_samples": 20_000_000,
+                "max_seconds": 36_000.0,
+                "eval_every": 20_000,
+            },
+            "annealing": {"bar_decay_per_sample": 1e-7},
+            "data": {"val_size": 10_000, "test_size": 10_000},
+        },
+        # Seconds on a CPU: for tests and smoke runs only.
+        "tiny": {
+            "model": {"hidden": 16, "head_hidden": 16, "residual_units": 1, "first_kernel": 9},
+            "data": {"val_size": 64, "test_size": 64},
+            "train": {
+                "batch_size": 16,
+                "max_samples": 640,
+                "eval_every": 160,
+                "eval_batch_size": 64,
+                "final_samples": 160,
+                "checkpoint_every_seconds": 0.0,
+            },
+            "annealing": {"bar_decay_per_sample": 1e-3},
+        },
+    }
+}
+
+
+def merge(base: dict, override: dict, where: str = "") -> dict:
+    """Deep-merge ``override`` into a copy of ``base``; unknown keys and wrong types fail."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        path = f"{where}.{key}" if where else str(key)
+        if key not in base:
+            known = ", ".join(sorted(map(str, base)))
+            raise ConfigError(f"unknown config key {path!r} (known here: {known})")
+        current = base[key]
+        if isinstance(current, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"config key {path!r} must be a mapping, got {value!r}")
+            out[key] = merge(current, value, path)
+        else:
+            out[key] = _coerce(path, current, value)
+    return out
+
+
+def _coerce(path: str, current: Any, value: Any) -> Any:
+    if current is None or value is None:
+        return value
+    if isinstance(current, bool):
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"config key {path!r} must be true or false, got {value!r}")
+    if isinstance(current, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)):
+            return type(current)(value) if isinstance(current, float) else value
+        if isinstance(value, str):
+            try:
+                return type(current)(float(value)) if isinstance(current, float) else int(value)
+            except ValueError:
+                pass
+        if path.endswith("stop_density") and value == "auto":
+            return value
+        raise ConfigError(f"config key {path!r} must be a number, got {value!r}")
+    if isinstance(current, str) and path.endswith("stop_density"):
+        if value == "auto":
+            return value
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"config key {path!r} must be a number or 'auto'") from None
+    if isinstance(current, list):
+        if not isinstance(value, list):
+            raise ConfigError(f"config key {path!r} must be a list, got {value!r}")
+        return value
+    if isinstance(current, str):
+        if not isinstance(value, str):
+            raise ConfigError(f"config key {path!r} must be a string, got {value!r}")
+        return value
+    return value
+
+
+def parse_override(text: str) -> dict:
+    """``a.b.c=value`` (value parsed as YAML) -> ``{'a': {'b': {'c': value}}}``."""
+    if "=" not in text:
+        raise ConfigError(f"--set expects KEY=VALUE, got {text!r}")
+    key, _, raw = text.partition("=")
+    value = yaml.safe_load(raw) if raw.strip() else ""
+    out: dict = {}
+    node = out
+    parts = key.strip().split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+    return out
+
+
+def load_yaml(path: Path) -> dict:
+    """A YAML mapping from ``path`` (safe loader)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}:{where} is not valid YAML") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config file must hold a mapping of keys")
+    return data
+
+
+def resolve_config(
+    task: str,
+    preset: str = "cpu",
+    *,
+    files: list[Path] | None = None,
+    overrides: list[dict] | None = None,
+) -> dict:
+    """The full config of ``task`` with ``preset``, files and overrides applied in order."""
+    if task not in DEFAULTS:
+        raise ConfigError(f"unknown task {task!r}; choose from: {', '.join(sorted(DEFAULTS))}")
+    presets = PRESETS[task]
+    if preset not in presets:
+        raise ConfigError(
+            f"unknown preset {preset!r} for task {task!r}; choose from: {', '.join(presets)}"
+        )
+    config = merge(DEFAULTS[task], presets[preset])
+    config["preset"] = preset
+    for path in files or []:
+        user = load_yaml(path)
+        user.pop("preset", None)
+        if user.get("task", task) != task:
+            raise ConfigError(f"{path}: config is for task {user['task']!r}, not {task!r}")
+        config = merge(config, user)
+    for override in overrides or []:
+        config = merge(config, override)
+    return config
+
+
+def dump_yaml(config: dict) -> str:
+    return yaml.safe_dump(config, sort_keys=False)

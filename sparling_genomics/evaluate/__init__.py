@@ -1,0 +1,1 @@
+"""Evaluation: motif metrics against known truth, end-to-end metrics, model evaluation."""

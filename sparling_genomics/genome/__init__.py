@@ -1,0 +1,1 @@
+"""Genome access: sequence encoding, the bundled reference, motif databases."""

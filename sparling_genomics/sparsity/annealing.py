@@ -1,0 +1,91 @@
+"""Adaptive sparsity annealing (the Sparling paper's Algorithm 1).
+
+An accuracy bar ``T`` starts at ``initial_bar`` (1.0), is kept in ``[0, 1]`` and falls by
+``bar_decay_per_sample`` for every training sample seen. At each evaluation, if validation
+accuracy exceeds ``T`` the density is multiplied by ``multiplier`` (0.75); ``T`` is then
+raised to the accuracy when that is higher. So the density only tightens once the model has
+recovered to (nearly) the best accuracy it has shown. Annealing is done once the density has
+fallen below ``stop_density``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..errors import ConfigError
+from .layer import check_density
+
+
+@dataclass
+class AnnealingDecision:
+    """What one evaluation decided."""
+
+    samples: int
+    accuracy: float
+    bar: float
+    density_before: float
+    density_after: float
+
+    @property
+    def tightened(self) -> bool:
+        return self.density_after < self.density_before
+
+
+@dataclass
+class SparsityAnnealer:
+    """State and rule of Algorithm 1; ``state_dict``/``load_state_dict`` for checkpoints."""
+
+    start_density: float = 0.5
+    stop_density: float = 1e-3
+    multiplier: float = 0.75
+    initial_bar: float = 1.0
+    bar_decay_per_sample: float = 1e-7
+    density: float = field(default=-1.0)
+    bar: float = field(default=-1.0)
+    last_samples: int = 0
+    steps: int = 0
+
+    def __post_init__(self) -> None:
+        self.start_density = check_density(self.start_density)
+        self.stop_density = check_density(self.stop_density)
+        if not 0.0 < self.multiplier < 1.0:
+            raise ConfigError(f"annealing multiplier must lie in (0, 1), got {self.multiplier}")
+        if self.stop_density > self.start_density:
+            raise ConfigError(
+                f"stop density {self.stop_density:g} is above start density "
+                f"{self.start_density:g}: nothing to anneal"
+            )
+        if self.bar_decay_per_sample < 0:
+            raise ConfigError("bar_decay_per_sample must not be negative")
+        if self.density < 0:
+            self.density = self.start_density
+        if self.bar < 0:
+            self.bar = min(max(self.initial_bar, 0.0), 1.0)
+
+    @property
+    def done(self) -> bool:
+        """True once the density has gone below the stop density."""
+        return self.density < self.stop_density
+
+    def update(self, samples: int, accuracy: float) -> AnnealingDecision:
+        """Apply one evaluation at ``samples`` training samples seen with ``accuracy``."""
+        if samples < self.last_samples:
+            raise ValueError(f"samples went backwards: {samples} < {self.last_samples}")
+        before = self.density
+        self.bar -= self.bar_decay_per_sample * (samples - self.last_samples)
+        self.bar = min(max(self.bar, 0.0), 1.0)
+        self.last_samples = samples
+        if not self.done and accuracy > self.bar:
+            self.density = before * self.multiplier
+            self.steps += 1
+        self.bar = max(self.bar, accuracy)
+        return AnnealingDecision(samples, accuracy, self.bar, before, self.density)
+
+    def state_dict(self) -> dict:
+        return asdict(self)
+
+    def load_state_dict(self, state: dict) -> None:
+        for key, value in state.items():
+            if not hasattr(self, key):
+                raise ConfigError(f"unknown annealer state key {key!r}")
+            setattr(self, key, value)

@@ -1,0 +1,209 @@
+"""The spatial sparse layer: BatchNorm, then ``relu(z - t_c)`` with quantile thresholds.
+
+Follows the Sparling paper's ``SparseLayerWithBatchNorm`` (see
+``shared/notes/sparling-facts.md``) and differs where the reference is slow or unsound at tiny
+densities:
+
+* One module for 1-D ``(N, C, L)`` and 2-D ``(N, C, H, W)`` input: the threshold broadcasts
+  over every dimension but the channel one, so nothing is permuted back and forth.
+* The ``(1 - density)`` quantile is taken with ``topk`` when the number of hits is small (it
+  only has to find the few largest values) and with ``kthvalue`` otherwise.
+* When a batch holds fewer than ``min_hits`` expected hits per channel, batches are
+  accumulated before the quantile is taken. Only each batch's largest values are kept, which
+  is all the quantile of the union can need, so accumulation costs little memory.
+* Thresholds are *warm-started*: the first estimate after construction or after a density
+  change replaces the thresholds outright; later estimates enter an EMA (old weight
+  ``1 - momentum``). The reference starts at 0 and needs dozens of batches to get near the
+  target at densities of 1e-3 and below.
+
+The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
+statistics, so the density measured on fresh data matches the target.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..errors import ConfigError
+
+# Above this fraction of hits per channel, ``kthvalue`` beats ``topk`` on CPU.
+_TOPK_MAX_FRACTION = 0.02
+
+
+def check_density(density: float) -> float:
+    """Return ``density`` as a float if it is a usable target density, else raise."""
+    try:
+        value = float(density)
+    except (TypeError, ValueError):
+        raise ConfigError(f"density must be a number, got {density!r}") from None
+    if not (0.0 < value < 1.0) or math.isnan(value):
+        raise ConfigError(f"density must lie strictly between 0 and 1, got {density!r}")
+    return value
+
+
+def upper_quantile(values: torch.Tensor, hits: int) -> torch.Tensor:
+    """Per row of ``values`` (R, n): the threshold leaving exactly ``hits`` values above it.
+
+    That is the ``(hits + 1)``-th largest value of each row (so with no ties exactly ``hits``
+    values are strictly greater).
+    """
+    n = values.shape[1]
+    hits = min(max(int(hits), 0), n - 1)
+    if hits + 1 <= max(1, int(_TOPK_MAX_FRACTION * n)):
+        top = torch.topk(values, hits + 1, dim=1, largest=True, sorted=True).values
+        return top[:, hits]
+    return torch.kthvalue(values, n - hits, dim=1).values
+
+
+class SpatialSparsity(nn.Module):
+    """BatchNorm followed by per-channel thresholds set to the ``(1 - density)`` quantile.
+
+    Args:
+        channels: number of channels C (dimension 1 of the input).
+        density: target fraction of non-zero outputs per channel, in (0, 1).
+        affine: learn BatchNorm's scale and shift (the paper uses it for DigitCircle only).
+        momentum: EMA weight of a new threshold estimate (the paper's 0.1).
+        min_hits: accumulate batches until each quantile rests on at least this many
+            expected hits per channel.
+        per_channel: one threshold per channel (Sparling); ``False`` is the single global
+            threshold ablation.
+    """
+
+    def __init__(
+        self,
+        channels: int,
+        density: float = 0.5,
+        *,
+        affine: bool = False,
+        momentum: float = 0.1,
+        min_hits: float = 20.0,
+        per_channel: bool = True,
+        bn_momentum: float = 0.1,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        if channels < 1:
+            raise ConfigError(f"the sparse layer needs at least one channel, got {channels}")
+        if not 0.0 < momentum <= 1.0:
+            raise ConfigError(f"threshold momentum must lie in (0, 1], got {momentum}")
+        self.channels = channels
+        self.affine = affine
+        self.momentum = momentum
+        self.min_hits = float(min_hits)
+        self.per_channel = per_channel
+        self.bn_momentum = bn_momentum
+        self.eps = eps
+        if affine:
+            self.weight = nn.Parameter(torch.ones(channels))
+            self.bias = nn.Parameter(torch.zeros(channels))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.register_buffer("running_mean", torch.zeros(channels))
+        self.register_buffer("running_var", torch.ones(channels))
+        self.register_buffer("thresholds", torch.zeros(channels if per_channel else 1))
+        self.register_buffer("_density", torch.tensor(check_density(density), dtype=torch.float64))
+        self.register_buffer("_warm", torch.tensor(False))
+        self._pending: list[torch.Tensor] = []
+        self._pending_elements = 0
+
+    # -- density -------------------------------------------------------------------------
+    @property
+    def density(self) -> float:
+        return float(self._density)
+
+    @density.setter
+    def density(self, value: float) -> None:
+        value = check_density(value)
+        if value != self.density:
+            self._density.fill_(value)
+            self._warm.fill_(False)  # the next estimate replaces the thresholds
+            self._pending = []
+            self._pending_elements = 0
+
+    # -- forward -------------------------------------------------------------------------
+    def normalize(self, x: torch.Tensor) -> torch.Tensor:
+        """BatchNorm over every dimension but the channel one (works for 1-D and 2-D)."""
+        return F.batch_norm(
+            x,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            training=self.training,
+            momentum=self.bn_momentum,
+            eps=self.eps,
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dim() < 3 or x.shape[1] != self.channels:
+            raise ValueError(
+                f"SpatialSparsity expects (N, {self.channels}, ...) input, got {tuple(x.shape)}"
+            )
+        z = self.normalize(x)
+        if self.training:
+            with torch.no_grad():
+                self._observe(z.detach())
+        shape = (1, -1) + (1,) * (z.dim() - 2)
+        return F.relu(z - self.thresholds.view(shape).to(z.dtype))
+
+    def pre_threshold(self, x: torch.Tensor) -> torch.Tensor:
+        """The normalised values ``z - t`` before the ReLU (for analysis and export)."""
+        shape = (1, -1) + (1,) * (x.dim() - 2)
+        return self.normalize(x) - self.thresholds.view(shape).to(x.dtype)
+
+    # -- threshold estimation ------------------------------------------------------------
+    def _rows(self, z: torch.Tensor) -> torch.Tensor:
+        if self.per_channel:
+            return z.transpose(0, 1).reshape(self.channels, -1).float()
+        return z.reshape(1, -1).float()
+
+    def _observe(self, z: torch.Tensor) -> None:
+        rows = self._rows(z)
+        n = rows.shape[1]
+        density = self.density
+        if not self._pending and density * n >= self.min_hits:
+            self._update(upper_quantile(rows, round(density * n)))
+            return
+        # Too few expected hits in one batch: keep only what the union's quantile can need.
+        keep = min(n, math.ceil(self.min_hits + density * n) + 2)
+        self._pending.append(torch.topk(rows, keep, dim=1).values)
+        self._pending_elements += n
+        if density * self._pending_elements >= self.min_hits:
+            values = torch.cat(self._pending, dim=1)
+            hits = round(density * self._pending_elements)
+            hits = min(hits, values.shape[1] - 1)
+            top = torch.topk(values, hits + 1, dim=1).values
+            self._pending = []
+            self._pending_elements = 0
+            self._update(top[:, hits])
+
+    def _update(self, estimate: torch.Tensor) -> None:
+        estimate = estimate.to(self.thresholds.dtype)
+        if bool(self._warm):
+            self.thresholds.mul_(1.0 - self.momentum).add_(self.momentum * estimate)
+        else:
+            self.thresholds.copy_(estimate)
+            self._warm.fill_(True)
+
+    # -- checkpointing of the accumulation buffer -----------------------------------------
+    def get_extra_state(self) -> dict:
+        return {
+            "pending": [t.detach().cpu().clone() for t in self._pending],
+            "pending_elements": int(self._pending_elements),
+        }
+
+    def set_extra_state(self, state: dict) -> None:
+        device = self.thresholds.device
+        self._pending = [t.to(device) for t in state.get("pending", [])]
+        self._pending_elements = int(state.get("pending_elements", 0))
+
+    def extra_repr(self) -> str:
+        return (
+            f"channels={self.channels}, density={self.density:.3g}, affine={self.affine}, "
+            f"per_channel={self.per_channel}, min_hits={self.min_hits:g}"
+        )

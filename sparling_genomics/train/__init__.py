@@ -1,0 +1,1 @@
+"""The shared trainer: loop, annealing hook, checkpoints, resume, progress, logs."""

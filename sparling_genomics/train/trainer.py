@@ -1,0 +1,365 @@
+"""The shared trainer: every task trains through :func:`train`.
+
+Phases: ``anneal`` (Algorithm 1 lowers the density each time validation accuracy clears the
+bar) until the density falls below the stop density, then ``final`` (``final_samples`` more
+samples at that density with the learning rate scaled by ``final_lr_scale``; the weights
+with the best validation accuracy in this phase are kept). Without annealing the density is
+fixed at the stop density from the start and the whole budget is the final phase.
+
+The run directory (``shared/notes/architecture.md``)::
+
+    RUN/config.yaml  RUN/train_log.jsonl  RUN/checkpoints/{last,final}.pt  RUN/metrics.json
+
+A checkpoint holds the model, optimizer, annealer, the trainer's counters and the torch
+RNG; training batches are a pure function of (seed, batch index). So ``resume`` after a kill
+continues exactly: the log and weights equal those of an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from pathlib import Path
+
+import torch
+
+from ..config import dump_yaml, load_yaml, resolve_config
+from ..errors import ConfigError, RunDirectoryError
+from ..evaluate.evaluation import evaluate_model
+from ..io import write_json_atomic, write_text_atomic
+from ..sparsity.annealing import SparsityAnnealer
+from ..sparsity.layer import check_density
+from ..tasks import task_class
+from .checkpoint import load_checkpoint, save_checkpoint
+from .device import pick_device
+
+LOG_NAME = "train_log.jsonl"
+# Log fields that depend on the clock rather than on the computation.
+TIMING_FIELDS = ("elapsed",)
+
+
+def resolve_stop_density(config: dict, true_density: float | None) -> float:
+    stop = config["annealing"]["stop_density"]
+    if stop == "auto":
+        if true_density is None:
+            raise ConfigError(
+                "annealing.stop_density 'auto' needs a task with a known motif density"
+            )
+        return check_density(true_density)
+    return check_density(stop)
+
+
+def prepare_run_directory(out: Path, *, resume: bool) -> None:
+    """Refuse to overwrite a run; check a run to resume has what it needs."""
+    out = Path(out)
+    if resume:
+        if not (out / "checkpoints" / "last.pt").is_file():
+            raise RunDirectoryError(f"{out}: nothing to resume (no checkpoints/last.pt)")
+        if (out / "metrics.json").is_file():
+            raise RunDirectoryError(f"{out}: this run has finished already (metrics.json exists)")
+        return
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise RunDirectoryError(
+            f"{out}: run directory exists and is not empty; choose another --out "
+            "or continue it with --resume"
+        )
+
+
+class Trainer:
+    """One training run of one task in one run directory."""
+
+    def __init__(self, config: dict, out: Path, *, progress: bool = True) -> None:
+        self.config = config
+        self.out = Path(out)
+        self.progress = progress
+        self.device = pick_device(config.get("device", "auto"))
+        threads = int(config["train"].get("threads", 0))
+        if threads > 0:
+            torch.set_num_threads(threads)
+        self.task = task_class(config["task"])(config, int(config["seed"]))
+        a = config["annealing"]
+        stop = resolve_stop_density(config, self.task.true_density())
+        self.annealing = bool(a["enabled"])
+        self.annealer = SparsityAnnealer(
+            start_density=a["start_density"] if self.annealing else stop,
+            stop_density=stop,
+            multiplier=a["multiplier"],
+            initial_bar=a["initial_bar"],
+            bar_decay_per_sample=a["bar_decay_per_sample"],
+        )
+        torch.manual_seed(int(config["seed"]))
+        self.model = self.task.build_model().to(self.device)
+        self.model.set_density(self.annealer.density)
+        t = config["train"]
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=float(t["lr"]))
+        self.state = {
+            "step": 0,
+            "samples": 0,
+            "next_eval": int(t["eval_every"]),
+            "phase": "anneal" if self.annealing else "final",
+            "final_start": 0,
+            "elapsed": 0.0,
+            "best_final_accuracy": -1.0,
+            "loss_sum": 0.0,
+            "loss_count": 0,
+        }
+        self.best_state: dict | None = None
+        self.accepted_state: dict | None = None
+
+    # -- checkpoints ---------------------------------------------------------------------
+    def checkpoint_payload(self) -> dict:
+        return {
+            "config": self.config,
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "annealer": self.annealer.state_dict(),
+            "trainer": dict(self.state),
+            "torch_rng": torch.get_rng_state(),
+            "best_model": self.best_state,
+            "accepted_model": self.accepted_state,
+        }
+
+    def save(self, name: str = "last.pt") -> None:
+        save_checkpoint(self.out / "checkpoints" / name, self.checkpoint_payload())
+
+    def restore(self, path: Path) -> None:
+        payload = load_checkpoint(path, map_location=self.device)
+        try:
+            self.model.load_state_dict(payload["model"])
+            self.optimizer.load_state_dict(payload["optimizer"])
+            self.annealer.load_state_dict(payload["annealer"])
+            self.state.update(payload["trainer"])
+            torch.set_rng_state(payload["torch_rng"].cpu())
+            self.best_state = payload.get("best_model")
+            self.accepted_state = payload.get("accepted_model")
+        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+            from ..errors import CheckpointError
+
+            raise CheckpointError(
+                f"{path}: checkpoint does not fit this model ({exc})"[:300]
+            ) from None
+        self.model.set_density(self.annealer.density)
+
+    # -- the loop ------------------------------------------------------------------------
+    def _log(self, record: dict) -> None:
+        with open(self.out / LOG_NAME, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+
+    def _truncate_log(self) -> None:
+        """Drop log lines written after the checkpoint we resume from."""
+        path = self.out / LOG_NAME
+        if not path.exists():
+            return
+        keep = []
+        for line in path.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                break  # a line cut by the kill
+            if record.get("samples", 0) > self.state["samples"]:
+                break
+            keep.append(line)
+        write_text_atomic(path, "".join(line + "\n" for line in keep))
+
+    def _evaluate_and_anneal(self) -> dict:
+        t = self.config["train"]
+        result = evaluate_model(
+            self.model,
+            self.task,
+            "val",
+            batch_size=int(t["eval_batch_size"]),
+            device=self.device,
+            motif_metrics=False,
+        )
+        accuracy = result["e2e"]["exact_match"]
+        s = self.state
+        record = {
+            "step": s["step"],
+            "samples": s["samples"],
+            "phase": s["phase"],
+            "loss": s["loss_sum"] / max(1, s["loss_count"]),
+            "val_exact_match": accuracy,
+            "val_edit_error": result["e2e"]["edit_error"],
+            "density": self.model.density,
+            "val_density": result["measured_density"],
+        }
+        if s["phase"] == "anneal":
+            decision = self.annealer.update(s["samples"], accuracy)
+            record["bar"] = decision.bar
+            record["tightened"] = decision.tightened
+            if decision.tightened:
+                # The weights that cleared the bar, at the density they cleared it with:
+                # what a run stopped by its budget before annealing ends returns.
+                self.accepted_state = _snapshot(self.model)
+                self.model.set_density(self.annealer.density)
+            if self.annealer.done:
+                s["phase"] = "final"
+                s["final_start"] = s["samples"]
+                for group in self.optimizer.param_groups:
+                    group["lr"] = float(t["lr"]) * float(t["final_lr_scale"])
+        elif accuracy > s["best_final_accuracy"]:
+            s["best_final_accuracy"] = accuracy
+            self.best_state = _snapshot(self.model)
+        if self.model.sparse is not None:
+            record["threshold_mean"] = float(self.model.sparse.thresholds.mean())
+        s["loss_sum"], s["loss_count"] = 0.0, 0
+        return record
+
+    def _finished(self) -> str | None:
+        t = self.config["train"]
+        s = self.state
+        if s["phase"] == "final" and s["samples"] - s["final_start"] >= int(t["final_samples"]):
+            return "schedule"
+        if s["samples"] >= int(t["max_samples"]):
+            return "max_samples"
+        if s["elapsed"] >= float(t["max_seconds"]):
+            return "max_seconds"
+        return None
+
+    def run(self) -> dict:
+        """Train until the schedule or the budget ends; write final.pt and metrics.json."""
+        t = self.config["train"]
+        batch_size = int(t["batch_size"])
+        eval_every = int(t["eval_every"])
+        checkpoint_every = float(t["checkpoint_every_seconds"])
+        s = self.state
+        bar = _progress_bar(self.progress, s["samples"])
+        started = time.monotonic() - s["elapsed"]
+        last_checkpoint = time.monotonic()
+        self.model.train()
+        stopped_by = self._finished()
+        while stopped_by is None:
+            batch = self.task.train_batch(s["step"], batch_size).to(self.device)
+            outputs = self.model(batch.x)
+            loss = self.task.loss(outputs, batch)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            s["step"] += 1
+            s["samples"] += len(batch)
+            s["loss_sum"] += float(loss.detach())
+            s["loss_count"] += 1
+            s["elapsed"] = time.monotonic() - started
+            if bar is not None:
+                bar.update(len(batch))
+            if s["samples"] >= s["next_eval"]:
+                record = self._evaluate_and_anneal()
+                s["next_eval"] += eval_every
+                s["elapsed"] = time.monotonic() - started
+                record["elapsed"] = round(s["elapsed"], 3)
+                self._log(record)
+                if bar is not None:
+                    bar.set_postfix(
+                        loss=f"{record['loss']:.3f}",
+                        val=f"{record['val_exact_match']:.3f}",
+                        density=f"{record['density']:.2e}" if record["density"] else "-",
+                        phase=s["phase"],
+                    )
+                if time.monotonic() - last_checkpoint >= checkpoint_every:
+                    self.save()
+                    last_checkpoint = time.monotonic()
+            stopped_by = self._finished()
+        if bar is not None:
+            bar.close()
+        return self.finish(stopped_by)
+
+    def finish(self, stopped_by: str) -> dict:
+        """Pick the final weights, evaluate on the test split, write final.pt and metrics.
+
+        After a completed schedule: the final phase's best validation weights. When the
+        budget ran out during annealing: the last weights that cleared the bar, at the
+        density they cleared it with (the run reports annealing as incomplete).
+        """
+        if self.state["phase"] == "final" and self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        elif self.state["phase"] == "anneal" and self.accepted_state is not None:
+            self.model.load_state_dict(self.accepted_state)
+        self.save("last.pt")
+        self.save("final.pt")
+        t = self.config["train"]
+        result = evaluate_model(
+            self.model, self.task, "test", batch_size=int(t["eval_batch_size"]), device=self.device
+        )
+        true_density = self.task.true_density()
+        density = self.model.density
+        metrics = {
+            "task": self.config["task"],
+            "preset": self.config.get("preset"),
+            "seed": int(self.config["seed"]),
+            "e2e": result["e2e"],
+            "motif": result.get("motif"),
+            "density": density,
+            "measured_density": result["measured_density"],
+            "true_density": true_density,
+            "density_ratio": (density / true_density) if density and true_density else None,
+            "samples_seen": self.state["samples"],
+            "wall_seconds": round(self.state["elapsed"], 2),
+            "annealing": {
+                "enabled": self.annealing,
+                "complete": self.annealer.done,
+                "steps": self.annealer.steps,
+                "final_bar": self.annealer.bar,
+                "stop_density": self.annealer.stop_density,
+            },
+            "stopped_by": stopped_by,
+            "device": str(self.device),
+            "test_samples": result["samples"],
+        }
+        write_json_atomic(self.out / "metrics.json", _finite(metrics))
+        return metrics
+
+
+def _snapshot(model) -> dict:
+    """A CPU copy of a model's state dict (buffers included: thresholds, density)."""
+    return {
+        k: v.detach().cpu().clone() if torch.is_tensor(v) else copy.deepcopy(v)
+        for k, v in model.state_dict().items()
+    }
+
+
+def _finite(value):
+    """JSON has no NaN/inf: replace them with None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _progress_bar(enabled: bool, initial: int):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(initial=initial, unit="sample", unit_scale=True, dynamic_ncols=True, leave=True)
+
+
+def _saved_config(path: Path) -> dict:
+    """A run's saved config, checked against the current defaults of its task."""
+    saved = load_yaml(path)
+    task = saved.pop("task", None)
+    if not task:
+        raise ConfigError(f"{path}: no 'task' key; not a run configuration")
+    preset = saved.pop("preset", "cpu")
+    return resolve_config(task, preset, overrides=[saved])
+
+
+def train(config: dict, out: Path, *, resume: bool = False, progress: bool = True) -> dict:
+    """Train ``config`` into run directory ``out`` (or continue it with ``resume``)."""
+    out = Path(out)
+    prepare_run_directory(out, resume=resume)
+    if resume:
+        config = _saved_config(out / "config.yaml")
+        trainer = Trainer(config, out, progress=progress)
+        trainer.restore(out / "checkpoints" / "last.pt")
+        trainer._truncate_log()
+        return trainer.run()
+    trainer = Trainer(config, out, progress=progress)  # fails before anything is written
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "checkpoints").mkdir(exist_ok=True)
+    write_text_atomic(out / "config.yaml", dump_yaml(config))
+    return trainer.run()

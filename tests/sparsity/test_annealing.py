@@ -1,0 +1,69 @@
+import pytest
+
+from sparling_genomics.errors import ConfigError
+from sparling_genomics.sparsity.annealing import SparsityAnnealer
+
+
+def test_algorithm_one_decisions_worked_by_hand():
+    a = SparsityAnnealer(
+        start_density=0.5,
+        stop_density=0.2,
+        multiplier=0.5,
+        initial_bar=1.0,
+        bar_decay_per_sample=0.001,
+    )
+    # 100 samples: bar 1.0 - 0.1 = 0.9; accuracy 0.8 is not above: no change, bar stays 0.9.
+    d = a.update(100, 0.8)
+    assert (d.tightened, a.density, a.bar) == (False, 0.5, pytest.approx(0.9))
+    # 200 samples: bar 0.9 - 0.1 = 0.8; accuracy 0.85 > 0.8: density 0.25, bar raised to 0.85.
+    d = a.update(200, 0.85)
+    assert (d.tightened, a.density, a.bar) == (True, 0.25, pytest.approx(0.85))
+    assert not a.done
+    # 250 samples: bar 0.85 - 0.05 = 0.80; accuracy 0.79 not above: no change.
+    d = a.update(250, 0.79)
+    assert (d.tightened, a.density, a.bar) == (False, 0.25, pytest.approx(0.80))
+    # 260 samples: bar 0.79; accuracy 0.95 above: density 0.125 < stop 0.2 -> done.
+    d = a.update(260, 0.95)
+    assert d.tightened and a.density == 0.125 and a.done
+    assert a.bar == pytest.approx(0.95)
+    # Once done, the density never moves again.
+    a.update(10_000, 1.0)
+    assert a.density == 0.125 and a.steps == 2
+
+
+def test_bar_is_clamped_to_unit_interval():
+    a = SparsityAnnealer(
+        start_density=0.5, stop_density=0.01, initial_bar=1.5, bar_decay_per_sample=1.0
+    )
+    assert a.bar == 1.0
+    a.update(10, 0.0)
+    assert a.bar == 0.0
+
+
+def test_state_round_trip():
+    a = SparsityAnnealer(start_density=0.5, stop_density=0.01, bar_decay_per_sample=1e-3)
+    a.update(500, 0.9)
+    b = SparsityAnnealer(start_density=0.5, stop_density=0.01)
+    b.load_state_dict(a.state_dict())
+    assert b.state_dict() == a.state_dict()
+
+
+def test_samples_must_not_go_backwards():
+    a = SparsityAnnealer(start_density=0.5, stop_density=0.01)
+    a.update(100, 0.5)
+    with pytest.raises(ValueError):
+        a.update(50, 0.5)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"start_density": 0.5, "stop_density": 0.6},
+        {"start_density": 0.5, "stop_density": 0.1, "multiplier": 1.0},
+        {"start_density": 0.0, "stop_density": 0.1},
+        {"start_density": 0.5, "stop_density": 0.1, "bar_decay_per_sample": -1},
+    ],
+)
+def test_bad_schedules_are_refused(kwargs):
+    with pytest.raises(ConfigError):
+        SparsityAnnealer(**kwargs)

@@ -1,0 +1,139 @@
+import math
+
+import pytest
+import torch
+
+from sparling_genomics.errors import ConfigError
+from sparling_genomics.sparsity.layer import SpatialSparsity, check_density, upper_quantile
+
+SCALE = torch.tensor([1.0, 3.0, 0.5, 10.0])
+SHIFT = torch.tensor([0.0, 5.0, -2.0, 1.0])
+
+
+def _data(generator, dims, n, length):
+    shape = (n, 4, length) if dims == 1 else (n, 4, length // 50, 50)
+    view = (1, 4) + (1,) * dims
+    return torch.randn(shape, generator=generator) * SCALE.view(view) + SHIFT.view(view)
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+@pytest.mark.parametrize("density", [0.5, 0.1, 1e-2, 1e-3, 1e-4])
+def test_density_on_fresh_data_matches_target(dims, density):
+    gen = torch.Generator().manual_seed(1)
+    layer = SpatialSparsity(4, density)
+    for _ in range(100):
+        layer(_data(gen, dims, 32, 2000))
+    layer.eval()
+    fresh = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        active = sum(
+            (layer(_data(fresh, dims, 500, 2000)) > 0).transpose(0, 1).reshape(4, -1).sum(1)
+            for _ in range(4)
+        )
+    per_channel = active.double() / (4 * 500 * 2000)
+    ratio = per_channel / density
+    assert torch.all((ratio > 0.85) & (ratio < 1.15)), ratio
+
+
+def test_eval_mode_freezes_thresholds():
+    layer = SpatialSparsity(4, 0.01)
+    layer(torch.randn(8, 4, 1000))
+    frozen = layer.thresholds.clone()
+    layer.eval()
+    layer(torch.randn(8, 4, 1000) * 5)
+    assert torch.equal(layer.thresholds, frozen)
+
+
+def test_first_estimate_is_warm_not_ema_from_zero():
+    # One batch is enough to be near the target: the reference EMA starts at 0 and is not.
+    layer = SpatialSparsity(1, 0.01)
+    x = torch.randn(16, 1, 5000)
+    y = layer(x)
+    assert abs(float((y > 0).float().mean()) - 0.01) < 0.002
+    expected = torch.quantile(layer.normalize(x).flatten(), 0.99)
+    assert float(layer.thresholds[0]) == pytest.approx(float(expected), abs=0.02)
+
+
+def test_density_change_restarts_estimate():
+    layer = SpatialSparsity(2, 0.1)
+    layer(torch.randn(8, 2, 1000))
+    low = layer.thresholds.clone()
+    layer.density = 0.001
+    layer(torch.randn(8, 2, 2000))
+    assert torch.all(layer.thresholds > low + 1.0)  # jumped, not crawled by EMA
+
+
+def test_accumulates_until_min_hits():
+    layer = SpatialSparsity(1, 1e-4, min_hits=10)
+    for _ in range(4):  # 4 x 20k = 80k elements: 8 expected hits, not enough
+        layer(torch.randn(1, 1, 20_000))
+    assert float(layer.thresholds[0]) == 0.0
+    assert layer.get_extra_state()["pending_elements"] == 80_000
+    layer(torch.randn(1, 1, 20_000))  # 100k elements: 10 hits, estimate taken
+    assert float(layer.thresholds[0]) > 3.0
+    assert layer.get_extra_state()["pending_elements"] == 0
+
+
+def test_accumulated_quantile_equals_quantile_of_union():
+    torch.manual_seed(0)
+    chunks = [torch.randn(1, 3, 10_000) for _ in range(10)]
+    layer = SpatialSparsity(3, 1e-4, min_hits=10)
+    layer.running_mean.zero_()
+    layer.eval()  # normalise with fixed stats so the values are the raw inputs
+    for chunk in chunks:
+        layer._observe(layer.normalize(chunk))
+    union = torch.cat([c.transpose(0, 1).reshape(3, -1) for c in chunks], dim=1)
+    expected = upper_quantile(union / math.sqrt(1 + 1e-5), 10)
+    assert torch.allclose(layer.thresholds, expected)
+
+
+def test_extra_state_round_trip():
+    layer = SpatialSparsity(2, 1e-4)
+    layer(torch.randn(2, 2, 1000))
+    state = layer.state_dict()
+    other = SpatialSparsity(2, 0.5)
+    other.load_state_dict(state)
+    assert other.density == pytest.approx(1e-4)
+    assert other.get_extra_state()["pending_elements"] == 2000
+    assert torch.equal(other.get_extra_state()["pending"][0], layer.get_extra_state()["pending"][0])
+
+
+def test_global_threshold_shares_one_threshold():
+    layer = SpatialSparsity(4, 0.01, per_channel=False, affine=True)
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor([1.0, 1.0, 2.0, 0.2]))
+    x = torch.randn(16, 4, 2000)
+    y = layer(x)
+    assert layer.thresholds.shape == (1,)
+    assert float((y > 0).float().mean()) == pytest.approx(0.01, rel=0.05)
+    per_channel = (y > 0).float().transpose(0, 1).reshape(4, -1).mean(1)
+    assert per_channel[2] > 3 * per_channel[0] and per_channel[3] == 0
+
+
+def test_thresholds_get_no_gradient_and_input_does():
+    layer = SpatialSparsity(3, 0.1, affine=True)
+    x = torch.randn(4, 3, 100, requires_grad=True)
+    layer(x).sum().backward()
+    assert not layer.thresholds.requires_grad
+    assert x.grad is not None and x.grad.abs().sum() > 0
+    assert layer.weight.grad is not None
+
+
+def test_upper_quantile_leaves_exact_hits():
+    values = torch.randn(3, 1000)
+    for hits in (0, 1, 7, 400):
+        t = upper_quantile(values, hits)
+        assert torch.all((values > t[:, None]).sum(1) == hits)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.1, 1.5, float("nan"), "x"])
+def test_impossible_density_is_refused(bad):
+    with pytest.raises(ConfigError):
+        check_density(bad)
+    with pytest.raises(ConfigError):
+        SpatialSparsity(2, bad)
+
+
+def test_wrong_channel_count_is_refused():
+    with pytest.raises(ValueError, match="expects"):
+        SpatialSparsity(3, 0.1)(torch.randn(2, 4, 10))

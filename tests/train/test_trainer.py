@@ -1,0 +1,169 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from sparling_genomics.config import resolve_config
+from sparling_genomics.errors import CheckpointError, ConfigError, RunDirectoryError
+from sparling_genomics.train.checkpoint import load_checkpoint
+from sparling_genomics.train.trainer import TIMING_FIELDS, train
+
+from ..conftest import REPO
+
+
+def tiny(**train_overrides):
+    overrides = [{"data": {"background": "iid"}}]
+    if train_overrides:
+        overrides.append({"train": train_overrides})
+    return resolve_config("planted", "tiny", overrides=overrides)
+
+
+def same_weights(a, b):
+    """Equal state dicts (tensors bit for bit; extra states by value)."""
+    assert a.keys() == b.keys()
+    for key in a:
+        if torch.is_tensor(a[key]):
+            assert torch.equal(a[key], b[key]), key
+        else:
+            assert str(a[key]) == str(b[key]), key
+    return True
+
+
+def read_log(run):
+    records = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    for record in records:
+        for field in TIMING_FIELDS:
+            record.pop(field, None)
+    return records
+
+
+def test_tiny_run_writes_the_run_directory(tmp_path):
+    run = tmp_path / "run"
+    metrics = train(tiny(), run, progress=False)
+    for name in (
+        "config.yaml",
+        "train_log.jsonl",
+        "metrics.json",
+        "checkpoints/last.pt",
+        "checkpoints/final.pt",
+    ):
+        assert (run / name).is_file(), name
+    saved = json.loads((run / "metrics.json").read_text())
+    assert saved == json.loads(json.dumps(metrics))
+    for key in ("exact_match", "edit_error"):
+        assert 0.0 <= saved["e2e"][key] <= 1.0
+    for key in ("fne", "fpe", "ce"):
+        assert 0.0 <= saved["motif"][key] <= 1.0
+    assert saved["samples_seen"] >= 640 and saved["wall_seconds"] > 0
+    assert 0 < saved["density"] <= 0.5
+    assert len(read_log(run)) >= 4
+
+
+def test_same_seed_same_log_and_weights(tmp_path):
+    torch.set_num_threads(1)
+    train(tiny(), tmp_path / "a", progress=False)
+    train(tiny(), tmp_path / "b", progress=False)
+    assert read_log(tmp_path / "a") == read_log(tmp_path / "b")
+    wa = load_checkpoint(tmp_path / "a" / "checkpoints" / "final.pt")["model"]
+    wb = load_checkpoint(tmp_path / "b" / "checkpoints" / "final.pt")["model"]
+    assert same_weights(wa, wb)
+
+
+def test_existing_run_directory_is_never_overwritten(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "keep.txt").write_text("mine")
+    with pytest.raises(RunDirectoryError, match="exists"):
+        train(tiny(), run, progress=False)
+    assert sorted(p.name for p in run.iterdir()) == ["keep.txt"]
+
+
+def test_impossible_density_writes_nothing(tmp_path):
+    config = tiny()
+    config["annealing"]["stop_density"] = 2.0
+    with pytest.raises(ConfigError, match="density"):
+        train(config, tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_corrupt_checkpoint_is_refused(tmp_path):
+    run = tmp_path / "run"
+    train(tiny(), run, progress=False)
+    (run / "metrics.json").unlink()
+    path = run / "checkpoints" / "last.pt"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="last.pt"):
+        train({}, run, resume=True, progress=False)
+    path.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match="last.pt"):
+        load_checkpoint(path)
+
+
+def test_resume_needs_a_checkpoint(tmp_path):
+    with pytest.raises(RunDirectoryError, match="nothing to resume"):
+        train({}, tmp_path / "none", resume=True, progress=False)
+
+
+def _cli(args, **popen):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.Popen(
+        [sys.executable, "-m", "sparling_genomics.cli", "train", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
+    """Kill a run with SIGKILL after its first checkpoints; the resumed run's log and final
+    weights equal those of a run that was never interrupted."""
+    args = [
+        "--task",
+        "planted",
+        "--preset",
+        "tiny",
+        "--seed",
+        "5",
+        "--no-progress",
+        "--set",
+        "data.background=iid",
+        "--set",
+        "train.max_samples=4000",
+        "--set",
+        "train.final_samples=4000",
+    ]
+    whole = _cli([*args, "--out", str(tmp_path / "whole")])
+    assert whole.wait(timeout=300) == 0, whole.stderr.read()
+
+    killed = tmp_path / "killed"
+    proc = _cli([*args, "--out", str(killed)])
+    log = killed / "train_log.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not (killed / "metrics.json").exists(), "run finished before it could be killed"
+    resumed = _cli(["--resume", "--no-progress", "--out", str(killed)])
+    assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
+
+    assert read_log(killed) == read_log(tmp_path / "whole")
+    a = load_checkpoint(killed / "checkpoints" / "final.pt")["model"]
+    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
+    assert same_weights(a, b)
+    ma = json.loads((killed / "metrics.json").read_text())
+    mb = json.loads((tmp_path / "whole" / "metrics.json").read_text())
+    for m in (ma, mb):
+        m.pop("wall_seconds")
+    assert ma == mb
