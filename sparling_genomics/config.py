@@ -54,11 +54,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "head_pool": 4,
             "head_layers": 2,
             "head_recurrent": False,
+            "head_saturate": True,
             "sparse": {
                 "affine": False,
                 "per_channel": True,
                 "momentum": 0.1,
                 "min_hits": 20.0,
+                "peak_window": 5,  # one activation per site; 0 = the paper's layer
             },
         },
         "train": {

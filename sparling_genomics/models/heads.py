@@ -28,9 +28,14 @@ class CTCSequenceHead1D(nn.Module):
         pool: int = 4,
         layers: int = 2,
         recurrent: bool = False,
+        saturate: bool = True,
     ) -> None:
         super().__init__()
         self.pool = pool
+        # tanh(gain * m): a motif's presence, not its height above the threshold, is what
+        # the output depends on; without it a site just above threshold is nearly invisible
+        # to h, and h must relearn its scale each time annealing raises the thresholds.
+        self.gain = nn.Parameter(torch.full((motifs,), 3.0)) if saturate else None
         self.rnn = (
             nn.GRU(hidden, hidden // 2, batch_first=True, bidirectional=True) if recurrent else None
         )
@@ -41,6 +46,8 @@ class CTCSequenceHead1D(nn.Module):
         self.out = nn.Conv1d(hidden, classes + 1, 1)
 
     def forward(self, m: torch.Tensor) -> torch.Tensor:
+        if self.gain is not None:
+            m = torch.tanh(m * self.gain.view(1, -1, 1))
         h = torch.relu(self.inp(m))
         if self.pool > 1:
             h = F.max_pool1d(h, self.pool, ceil_mode=True)

@@ -57,7 +57,9 @@ class MotifModel1D(nn.Module):
         self.reverse_complement = reverse_complement
         self.receptive_field = first_kernel + (unit_kernel - 1) * residual_units
         self.stem = _conv(in_channels, hidden, first_kernel)
-        self.units = nn.Sequential(*[ResidualUnit(hidden, unit_kernel) for _ in range(residual_units)])
+        self.units = nn.Sequential(
+            *[ResidualUnit(hidden, unit_kernel) for _ in range(residual_units)]
+        )
         self.out_norm = nn.BatchNorm2d(hidden)
         self.out = nn.Conv2d(hidden, motifs, 1)
 

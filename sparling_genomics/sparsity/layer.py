@@ -16,6 +16,12 @@ densities:
   ``1 - momentum``). The reference starts at 0 and needs dozens of batches to get near the
   target at densities of 1e-3 and below.
 
+Option ``peak_window=r`` (off by default, so the layer is the paper's): only positions that
+are the maximum of their channel within ``±r`` (per spatial dim) can be active; the others are
+set to ``-inf`` before the quantile and the ReLU. The density is then exactly the fraction of
+active peaks, and a motif occurrence spends one activation, not two or three neighbouring
+ones, which matters at densities equal to the true motif density.
+
 The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
 statistics, so the density measured on fresh data matches the target.
 """
@@ -82,6 +88,7 @@ class SpatialSparsity(nn.Module):
         momentum: float = 0.1,
         min_hits: float = 20.0,
         per_channel: bool = True,
+        peak_window: int = 0,
         bn_momentum: float = 0.1,
         eps: float = 1e-5,
     ) -> None:
@@ -95,6 +102,9 @@ class SpatialSparsity(nn.Module):
         self.momentum = momentum
         self.min_hits = float(min_hits)
         self.per_channel = per_channel
+        if peak_window < 0:
+            raise ConfigError(f"peak_window must be >= 0, got {peak_window}")
+        self.peak_window = int(peak_window)
         self.bn_momentum = bn_momentum
         self.eps = eps
         if affine:
@@ -144,17 +154,31 @@ class SpatialSparsity(nn.Module):
             raise ValueError(
                 f"SpatialSparsity expects (N, {self.channels}, ...) input, got {tuple(x.shape)}"
             )
-        z = self.normalize(x)
+        z = self.keep_peaks(self.normalize(x))
         if self.training:
             with torch.no_grad():
                 self._observe(z.detach())
         shape = (1, -1) + (1,) * (z.dim() - 2)
         return F.relu(z - self.thresholds.view(shape).to(z.dtype))
 
+    def keep_peaks(self, z: torch.Tensor) -> torch.Tensor:
+        """With ``peak_window`` r > 0: ``z`` where it is its channel's max within ±r, else -inf."""
+        r = self.peak_window
+        if r == 0:
+            return z
+        size = 2 * r + 1
+        if z.dim() == 3:
+            local = F.max_pool1d(z, size, stride=1, padding=r)
+        elif z.dim() == 4:
+            local = F.max_pool2d(z, size, stride=1, padding=r)
+        else:
+            raise ValueError("peak_window needs 1-D or 2-D input")
+        return torch.where(z >= local, z, torch.full_like(z, float("-inf")))
+
     def pre_threshold(self, x: torch.Tensor) -> torch.Tensor:
         """The normalised values ``z - t`` before the ReLU (for analysis and export)."""
         shape = (1, -1) + (1,) * (x.dim() - 2)
-        return self.normalize(x) - self.thresholds.view(shape).to(x.dtype)
+        return self.keep_peaks(self.normalize(x)) - self.thresholds.view(shape).to(x.dtype)
 
     # -- threshold estimation ------------------------------------------------------------
     def _rows(self, z: torch.Tensor) -> torch.Tensor:
@@ -167,7 +191,7 @@ class SpatialSparsity(nn.Module):
         n = rows.shape[1]
         density = self.density
         if not self._pending and density * n >= self.min_hits:
-            self._update(upper_quantile(rows, round(density * n)))
+            self._update(upper_quantile(rows, round(density * n)), rows)
             return
         # Too few expected hits in one batch: keep only what the union's quantile can need.
         keep = min(n, math.ceil(self.min_hits + density * n) + 2)
@@ -180,9 +204,18 @@ class SpatialSparsity(nn.Module):
             top = torch.topk(values, hits + 1, dim=1).values
             self._pending = []
             self._pending_elements = 0
-            self._update(top[:, hits])
+            self._update(top[:, hits], values)
 
-    def _update(self, estimate: torch.Tensor) -> None:
+    def _update(self, estimate: torch.Tensor, values: torch.Tensor) -> None:
+        if not bool(torch.isfinite(estimate).all()):
+            # Fewer candidate positions (peaks) than the density asks for: every peak is
+            # active, with the threshold just below the lowest peak of the row.
+            finite = torch.where(
+                torch.isfinite(values), values, torch.full_like(values, float("inf"))
+            )
+            floor = finite.min(dim=1).values - 1e-3
+            floor = torch.where(torch.isfinite(floor), floor, torch.zeros_like(floor))
+            estimate = torch.where(torch.isfinite(estimate), estimate, floor)
         estimate = estimate.to(self.thresholds.dtype)
         if bool(self._warm):
             self.thresholds.mul_(1.0 - self.momentum).add_(self.momentum * estimate)
@@ -205,5 +238,6 @@ class SpatialSparsity(nn.Module):
     def extra_repr(self) -> str:
         return (
             f"channels={self.channels}, density={self.density:.3g}, affine={self.affine}, "
-            f"per_channel={self.per_channel}, min_hits={self.min_hits:g}"
+            f"per_channel={self.per_channel}, min_hits={self.min_hits:g}, "
+            f"peak_window={self.peak_window}"
         )

@@ -73,6 +73,37 @@ def relative_scores(codes: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return (scores - lo) / (hi - lo)
 
 
+def stack_relative_matrices(matrices: list[np.ndarray]) -> np.ndarray:
+    """Stack K log-odds matrices into (K, 5, Wmax) scaled so that sums are relative scores.
+
+    Column w of motif k is ``(M[:, w] - min_w) / (max - min)`` so a window's sum is its
+    relative score; columns past the motif's width are 0; row 4 (a position past the end of
+    the sequence) is -inf inside the motif, so sites running off the end never count.
+    """
+    width = max(m.shape[1] for m in matrices)
+    stacked = np.zeros((len(matrices), 5, width))
+    for k, matrix in enumerate(matrices):
+        lo, hi = matrix.min(0), matrix.max(0)
+        span = hi.sum() - lo.sum()
+        w = matrix.shape[1]
+        stacked[k, :4, :w] = (matrix - lo) / span
+        stacked[k, 4, :w] = -np.inf
+    return stacked
+
+
+def max_relative_scores(codes: np.ndarray, stacked: np.ndarray) -> np.ndarray:
+    """Relative score (K, N, L) of a site of each motif starting at each position of
+    ``codes`` (N, L), forward strand; -inf where the site would run off the end."""
+    k, _, width = stacked.shape
+    n, length = codes.shape
+    padded = np.full((n, length + width - 1), 4, dtype=np.intp)
+    padded[:, :length] = codes
+    scores = np.zeros((k, n, length))
+    for w in range(width):
+        scores += stacked[:, padded[:, w : w + length], w]
+    return scores
+
+
 def sample_instances(
     rng: np.random.Generator, motif: Motif, count: int, min_relative_score: float = 0.0
 ) -> np.ndarray:
@@ -124,6 +155,7 @@ class PlantedMotifsTask(Task):
         self.motifs = load_jaspar_motifs(list(data["motifs"]), data["jaspar_release"])
         self.symbols = [m.matrix_id for m in self.motifs]
         self._matrices = [log_odds(m) for m in self.motifs]
+        self._stacked = stack_relative_matrices(self._matrices)
         widest = max(m.width for m in self.motifs)
         place_instances(  # fails early if the longest arrangement cannot fit
             np.random.default_rng(0), [widest] * self.max_instances, self.length, self.min_gap
@@ -162,14 +194,13 @@ class PlantedMotifsTask(Task):
 
         Such background windows are rejected, so the output lists every site in a sample.
         """
-        found = np.zeros(len(codes), dtype=bool)
         if self.min_relative_score <= 0.0:
-            return found
-        reverse = reverse_complement_codes(codes)
-        for matrix in self._matrices:
-            for strand in (codes, reverse):
-                found |= (relative_scores(strand, matrix) >= self.min_relative_score).any(-1)
-        return found
+            return np.zeros(len(codes), dtype=bool)
+        best = np.maximum(
+            max_relative_scores(codes, self._stacked),
+            max_relative_scores(reverse_complement_codes(codes), self._stacked),
+        )
+        return (best >= self.min_relative_score).any(axis=(0, 2))
 
     def _plan(self, rng: np.random.Generator) -> list[tuple[int, int, int]]:
         """(identity, start, strand) of the 1..max instances of one sample, in order."""
@@ -246,6 +277,7 @@ class PlantedMotifsTask(Task):
                 momentum=float(s["momentum"]),
                 min_hits=float(s["min_hits"]),
                 per_channel=bool(s["per_channel"]),
+                peak_window=int(s["peak_window"]),
             )
             if sparse
             else None
@@ -257,6 +289,7 @@ class PlantedMotifsTask(Task):
             pool=int(m["head_pool"]),
             layers=int(m["head_layers"]),
             recurrent=bool(m["head_recurrent"]),
+            saturate=bool(m["head_saturate"]),
         )
         return SparlingModel(g, layer, h)
 

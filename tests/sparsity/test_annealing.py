@@ -7,7 +7,7 @@ from sparling_genomics.sparsity.annealing import SparsityAnnealer
 def test_algorithm_one_decisions_worked_by_hand():
     a = SparsityAnnealer(
         start_density=0.5,
-        stop_density=0.2,
+        stop_density=0.1,
         multiplier=0.5,
         initial_bar=1.0,
         bar_decay_per_sample=0.001,
@@ -22,7 +22,8 @@ def test_algorithm_one_decisions_worked_by_hand():
     # 250 samples: bar 0.85 - 0.05 = 0.80; accuracy 0.79 not above: no change.
     d = a.update(250, 0.79)
     assert (d.tightened, a.density, a.bar) == (False, 0.25, pytest.approx(0.80))
-    # 260 samples: bar 0.79; accuracy 0.95 above: density 0.125 < stop 0.2 -> done.
+    # 260 samples: bar 0.79; accuracy 0.95 above: density 0.125; one more step would give
+    # 0.0625 < stop 0.1 -> done: the final density stays at or above the stop density.
     d = a.update(260, 0.95)
     assert d.tightened and a.density == 0.125 and a.done
     assert a.bar == pytest.approx(0.95)

@@ -137,3 +137,31 @@ def test_impossible_density_is_refused(bad):
 def test_wrong_channel_count_is_refused():
     with pytest.raises(ValueError, match="expects"):
         SpatialSparsity(3, 0.1)(torch.randn(2, 4, 10))
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+def test_peak_window_keeps_one_activation_per_peak(dims):
+    layer = SpatialSparsity(2, 1e-3, peak_window=3)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(40):
+        layer(_data(gen, dims, 16, 2000)[:, :2])
+    layer.eval()
+    y = layer(_data(gen, dims, 64, 2000)[:, :2])
+    assert float((y > 0).float().mean()) == pytest.approx(1e-3, rel=0.15)
+    active = (y > 0).float()
+    # No two active positions of a channel within the window of each other.
+    # No two active positions of a channel within ±3 of each other: summing the active
+    # indicator over each 7-wide window finds at most one.
+    if dims == 1:
+        window_sum = torch.nn.functional.avg_pool1d(active, 7, stride=1, padding=3) * 7
+    else:
+        window_sum = torch.nn.functional.avg_pool2d(active, 7, stride=1, padding=3) * 49
+    assert torch.all(window_sum[active > 0].round() == 1)
+
+
+def test_peak_window_when_density_exceeds_peak_fraction():
+    # Only ~1/7 of positions are peaks: at density 0.5 every peak is active, finitely.
+    layer = SpatialSparsity(2, 0.5, peak_window=3)
+    y = layer(torch.randn(8, 2, 1000))
+    assert torch.isfinite(y).all() and torch.isfinite(layer.thresholds).all()
+    assert 0.08 < float((y > 0).float().mean()) < 0.2
