@@ -61,6 +61,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                 "momentum": 0.1,
                 "min_hits": 20.0,
                 "peak_window": 5,  # one activation per site; 0 = the paper's layer
+                "peak_below": 0.01,  # ... once the density is at most this
             },
         },
         "train": {

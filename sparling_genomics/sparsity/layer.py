@@ -20,7 +20,9 @@ Option ``peak_window=r`` (off by default, so the layer is the paper's): only pos
 are the maximum of their channel within ``±r`` (per spatial dim) can be active; the others are
 set to ``-inf`` before the quantile and the ReLU. The density is then exactly the fraction of
 active peaks, and a motif occurrence spends one activation, not two or three neighbouring
-ones, which matters at densities equal to the true motif density.
+ones, which matters at densities equal to the true motif density. ``peak_below`` turns it on
+only once annealing has brought the density that low: from the start it starves the early,
+dense phase of gradient (a run stuck at the all-blank output for 100k+ samples).
 
 The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
 statistics, so the density measured on fresh data matches the target.
@@ -89,6 +91,7 @@ class SpatialSparsity(nn.Module):
         min_hits: float = 20.0,
         per_channel: bool = True,
         peak_window: int = 0,
+        peak_below: float = 1.0,
         bn_momentum: float = 0.1,
         eps: float = 1e-5,
     ) -> None:
@@ -105,6 +108,7 @@ class SpatialSparsity(nn.Module):
         if peak_window < 0:
             raise ConfigError(f"peak_window must be >= 0, got {peak_window}")
         self.peak_window = int(peak_window)
+        self.peak_below = float(peak_below)
         self.bn_momentum = bn_momentum
         self.eps = eps
         if affine:
@@ -162,9 +166,10 @@ class SpatialSparsity(nn.Module):
         return F.relu(z - self.thresholds.view(shape).to(z.dtype))
 
     def keep_peaks(self, z: torch.Tensor) -> torch.Tensor:
-        """With ``peak_window`` r > 0: ``z`` where it is its channel's max within ±r, else -inf."""
+        """With ``peak_window`` r > 0 (and density at most ``peak_below``): ``z`` where it is
+        its channel's max within ±r, else -inf."""
         r = self.peak_window
-        if r == 0:
+        if r == 0 or self.density > self.peak_below:
             return z
         size = 2 * r + 1
         if z.dim() == 3:

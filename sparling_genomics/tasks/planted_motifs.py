@@ -278,6 +278,7 @@ class PlantedMotifsTask(Task):
                 min_hits=float(s["min_hits"]),
                 per_channel=bool(s["per_channel"]),
                 peak_window=int(s["peak_window"]),
+                peak_below=float(s["peak_below"]),
             )
             if sparse
             else None
