@@ -39,7 +39,7 @@ from torch import nn
 from ..errors import ConfigError
 
 # Above this fraction of hits per channel, ``kthvalue`` beats ``topk`` on CPU.
-_TOPK_MAX_FRACTION = 0.02
+_TOPK_MAX_FRACTION = 0.05
 
 
 def check_density(density: float) -> float:
