@@ -167,3 +167,23 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     for m in (ma, mb):
         m.pop("wall_seconds")
     assert ma == mb
+
+
+def test_budget_end_mid_annealing_returns_last_accepted_weights(tmp_path):
+    from sparling_genomics.train.trainer import Trainer, _snapshot
+
+    run = tmp_path / "run"
+    run.mkdir()
+    trainer = Trainer(tiny(), run, progress=False)
+    trainer.model.set_density(0.25)
+    accepted = _snapshot(trainer.model)
+    trainer.accepted_state = accepted
+    trainer.model.set_density(0.1)  # a later tightening that never recovered
+    with torch.no_grad():
+        for p in trainer.model.parameters():
+            p.add_(1.0)
+    metrics = trainer.finish("max_seconds")
+    assert metrics["density"] == pytest.approx(0.25)
+    assert metrics["stopped_by"] == "max_seconds" and not metrics["annealing"]["complete"]
+    final = load_checkpoint(run / "checkpoints" / "final.pt")["model"]
+    assert same_weights(final, accepted)
