@@ -143,28 +143,28 @@ def merge(base: dict, override: dict, where: str = "") -> dict:
 def _coerce(path: str, current: Any, value: Any) -> Any:
     if current is None or value is None:
         return value
+    if path.endswith("stop_density"):  # a density or 'auto' (the task's true density)
+        if value == "auto":
+            return value
+        if not isinstance(value, bool):
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                pass
+        raise ConfigError(f"config key {path!r} must be a number or 'auto', got {value!r}")
     if isinstance(current, bool):
         if isinstance(value, bool):
             return value
         raise ConfigError(f"config key {path!r} must be true or false, got {value!r}")
-    if isinstance(current, (int, float)) and not isinstance(value, bool):
-        if isinstance(value, (int, float)):
-            return type(current)(value) if isinstance(current, float) else value
+    if isinstance(current, (int, float)):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value) if isinstance(current, float) else value
         if isinstance(value, str):
             try:
-                return type(current)(float(value)) if isinstance(current, float) else int(value)
+                return float(value) if isinstance(current, float) else int(value)
             except ValueError:
                 pass
-        if path.endswith("stop_density") and value == "auto":
-            return value
         raise ConfigError(f"config key {path!r} must be a number, got {value!r}")
-    if isinstance(current, str) and path.endswith("stop_density"):
-        if value == "auto":
-            return value
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"config key {path!r} must be a number or 'auto'") from None
     if isinstance(current, list):
         if not isinstance(value, list):
             raise ConfigError(f"config key {path!r} must be a list, got {value!r}")

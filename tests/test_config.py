@@ -28,6 +28,8 @@ def test_overrides_apply_and_coerce():
         ("train.lrr=1", "unknown config key 'train.lrr'"),
         ("train.lr=fast", "must be a number"),
         ("model.reverse_complement=3", "must be true or false"),
+        ("train.batch_size=true", "must be a number"),
+        ("annealing.stop_density=low", "must be a number or 'auto'"),
         ("data=5", "must be a mapping"),
         ("data.motifs=MA0573.2", "must be a list"),
     ],

@@ -91,7 +91,7 @@ def stack_relative_matrices(matrices: list[np.ndarray]) -> np.ndarray:
     return stacked
 
 
-def max_relative_scores(codes: np.ndarray, stacked: np.ndarray) -> np.ndarray:
+def site_relative_scores(codes: np.ndarray, stacked: np.ndarray) -> np.ndarray:
     """Relative score (K, N, L) of a site of each motif starting at each position of
     ``codes`` (N, L), forward strand; -inf where the site would run off the end."""
     k, _, width = stacked.shape
@@ -197,8 +197,8 @@ class PlantedMotifsTask(Task):
         if self.min_relative_score <= 0.0:
             return np.zeros(len(codes), dtype=bool)
         best = np.maximum(
-            max_relative_scores(codes, self._stacked),
-            max_relative_scores(reverse_complement_codes(codes), self._stacked),
+            site_relative_scores(codes, self._stacked),
+            site_relative_scores(reverse_complement_codes(codes), self._stacked),
         )
         return (best >= self.min_relative_score).any(axis=(0, 2))
 
