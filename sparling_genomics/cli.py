@@ -57,7 +57,78 @@ def _overrides(seed, device, sets) -> list[dict]:
 
 
 @main.command()
-@click.option("--task", help="Task to train (planted).")
+@click.option("--reference", help="Named reference (reference/NAME.yaml) or a manifest path.")
+@click.option("--fasta", type=click.Path(path_type=Path), help="Genome FASTA (plain or gzip).")
+@click.option("--gff", type=click.Path(path_type=Path), help="Annotation: GFF3 or GTF.")
+@click.option("--bed", type=click.Path(path_type=Path), help="Labelled sites/regions (BED4+).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output .h5 file.")
+@click.option(
+    "--labels",
+    default="acceptor,donor",
+    show_default=True,
+    help="Site kinds from the annotation: acceptor, donor, tss, polya, start_codon, stop_codon.",
+)
+@click.option(
+    "--transcripts",
+    type=click.Choice(["longest", "all"]),
+    default="longest",
+    show_default=True,
+    help="Per gene: the longest transcript, or all.",
+)
+@click.option("--window", default=1000, show_default=True, help="Output positions per window.")
+@click.option("--context", default=400, show_default=True, help="Context bases (both sides).")
+@click.option("--val-fraction", default=0.1, show_default=True)
+@click.option("--test-fraction", default=0.2, show_default=True)
+@click.option("--force", is_flag=True, help="Replace an existing --out file.")
+def dataset(
+    reference,
+    fasta,
+    gff,
+    bed,
+    out,
+    labels,
+    transcripts,
+    window,
+    context,
+    val_fraction,
+    test_fraction,
+    force,
+) -> None:
+    """Build a labelled-site HDF5 dataset from a genome + annotation (or a BED)."""
+    import json
+
+    from .errors import InputError
+    from .genome.dataset import DatasetSpec, build_dataset
+    from .genome.references import DEFAULT_REFERENCE, load_reference
+
+    if out.exists() and not force:
+        raise InputError(f"{out}: exists already (use --force to replace it)")
+    if reference and fasta:
+        raise InputError("give --reference or --fasta, not both")
+    if not fasta:
+        ref = load_reference(reference or DEFAULT_REFERENCE)
+        fasta = ref.fasta
+        if gff is None and bed is None:
+            gff = ref.annotation
+    if gff is not None and bed is not None:
+        raise InputError("give --gff or --bed, not both")
+    if gff is None and bed is None:
+        raise InputError("no labels: give --gff (annotation) or --bed (labelled sites)")
+    spec = DatasetSpec(
+        window=window,
+        context=context,
+        kinds=[k.strip() for k in labels.split(",") if k.strip()],
+        transcripts=transcripts,
+        val_fraction=val_fraction,
+        test_fraction=test_fraction,
+    )
+    summary = build_dataset(out, fasta, annotation=gff, bed=bed, spec=spec)
+    click.echo(json.dumps(summary, indent=2))
+    click.echo(f"wrote {out}")
+
+
+@main.command()
+@click.option("--task", help="Task to train (planted, splicing).")
 @click.option("--preset", default="cpu", show_default=True, help="Preset: cpu, paper, tiny.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
 @click.option("--seed", type=int, help="Seed of every random choice.")
@@ -70,9 +141,28 @@ def _overrides(seed, device, sets) -> list[dict]:
     help="YAML config file(s) over the preset.",
 )
 @click.option("--set", "sets", multiple=True, help="Override one key: a.b=value (repeatable).")
+@click.option(
+    "--dataset",
+    "dataset_path",
+    type=click.Path(path_type=Path),
+    help="Dataset (.h5) for the splicing task (same as --set data.dataset=PATH).",
+)
+@click.option("--baseline", is_flag=True, help="Train without the sparse layer (splicing).")
 @click.option("--resume", is_flag=True, help="Continue the killed run in --out.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def train(task, preset, out, seed, device, config_files, sets, resume, no_progress) -> None:
+def train(
+    task,
+    preset,
+    out,
+    seed,
+    device,
+    config_files,
+    sets,
+    dataset_path,
+    baseline,
+    resume,
+    no_progress,
+) -> None:
     """Train a Sparling model; writes the run directory OUT."""
     from .config import resolve_config
     from .errors import ConfigError
@@ -85,16 +175,49 @@ def train(task, preset, out, seed, device, config_files, sets, resume, no_progre
     else:
         if not task:
             raise ConfigError("--task is required (e.g. --task planted)")
-        config = resolve_config(
-            task, preset, files=list(config_files), overrides=_overrides(seed, device, sets)
-        )
+        overrides = _overrides(seed, device, sets)
+        if dataset_path is not None:
+            overrides.append({"data": {"dataset": str(dataset_path)}})
+        if baseline:
+            overrides.append({"model": {"sparse_layer": False}})
+        config = resolve_config(task, preset, files=list(config_files), overrides=overrides)
         metrics = run_training(config, out, progress=not no_progress)
     click.echo(_summary_line(metrics))
 
 
+@main.command()
+@click.option(
+    "--model",
+    "run",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Run directory of a trained model.",
+)
+@click.option("--split", type=click.Choice(["val", "test"]), default="test", show_default=True)
+@click.option(
+    "--dataset",
+    "dataset_path",
+    type=click.Path(path_type=Path),
+    help="Score on this dataset instead of the run's own (splicing).",
+)
+@click.option("--out", type=click.Path(path_type=Path), help="Write the metrics JSON here.")
+@click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
+def evaluate(run, split, dataset_path, out, device) -> None:
+    """Score a trained model on a split; prints (and optionally writes) metrics JSON."""
+    import json
+
+    from .evaluate.run import evaluate_run
+    from .io import write_json_atomic
+
+    metrics = evaluate_run(run, split=split, dataset=dataset_path, device=device)
+    if out is not None:
+        write_json_atomic(out, metrics)
+    click.echo(json.dumps(metrics, indent=2))
+
+
 def _summary_line(metrics: dict) -> str:
     e2e = metrics["e2e"]
-    parts = [f"exact_match={e2e['exact_match']:.4f}", f"edit_error={e2e['edit_error']:.4f}"]
+    parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]
     if metrics.get("motif"):
         m = metrics["motif"]
         parts += [f"fne={m['fne']:.4f}", f"fpe={m['fpe']:.4f}", f"ce={m['ce']:.4f}"]
@@ -132,6 +255,33 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
         seed_list,
         preset=preset,
         ablations=ablations,
+        benchmarks_md=benchmarks_md,
+        overrides=_overrides(None, None, sets),
+    )
+    click.echo(f"wrote {result}")
+
+
+@bench.command("splicing")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
+@click.option("--reference", default="tair10-chr1", show_default=True)
+@click.option("--preset", default="cpu", show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@click.option(
+    "--benchmarks-md",
+    default=Path("BENCHMARKS.md"),
+    type=click.Path(path_type=Path),
+    show_default=True,
+)
+@click.option("--set", "sets", multiple=True, help="Override one key for both runs.")
+def bench_splicing(out, reference, preset, seed, benchmarks_md, sets) -> None:
+    """Dataset build + non-sparse baseline + Sparling on a reference; motif channels."""
+    from .bench.splicing import run_splicing_benchmark
+
+    result = run_splicing_benchmark(
+        out,
+        reference=reference,
+        preset=preset,
+        seed=seed,
         benchmarks_md=benchmarks_md,
         overrides=_overrides(None, None, sets),
     )

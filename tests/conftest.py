@@ -24,3 +24,17 @@ def run_cli(*args, timeout=300, **kwargs):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+TINY_FASTA = REPO / "reference" / "tiny" / "tiny.fa"
+TINY_GFF = REPO / "reference" / "tiny" / "tiny.gff3"
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory):
+    """The tiny reference's donor/acceptor dataset (built once per test session)."""
+    from sparling_genomics.genome.dataset import build_dataset
+
+    path = tmp_path_factory.mktemp("tiny") / "tiny.h5"
+    build_dataset(path, TINY_FASTA, annotation=TINY_GFF)
+    return path

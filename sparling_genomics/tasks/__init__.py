@@ -9,8 +9,9 @@ from .base import Batch, Task
 def task_class(name: str) -> type[Task]:
     """The Task class registered under ``name``."""
     from .planted_motifs import PlantedMotifsTask
+    from .splicing import SplicingTask
 
-    registry: dict[str, type[Task]] = {"planted": PlantedMotifsTask}
+    registry: dict[str, type[Task]] = {"planted": PlantedMotifsTask, "splicing": SplicingTask}
     if name not in registry:
         raise ConfigError(f"unknown task {name!r}; choose from: {', '.join(sorted(registry))}")
     return registry[name]

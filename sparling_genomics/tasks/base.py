@@ -16,17 +16,20 @@ Cell = tuple[tuple[slice, ...], int]
 
 @dataclass
 class Batch:
-    """Inputs, output strings and (where known) the true motif cells of each sample."""
+    """Inputs, output strings or per-position labels ``y``, and (where known) the true motif
+    cells of each sample."""
 
     x: torch.Tensor
     targets: list[list[int]]
     cells: list[list[Cell]] = field(default_factory=list)
+    y: torch.Tensor | None = None
 
     def __len__(self) -> int:
         return self.x.shape[0]
 
     def to(self, device: torch.device) -> Batch:
-        return Batch(self.x.to(device), self.targets, self.cells)
+        y = None if self.y is None else self.y.to(device)
+        return Batch(self.x.to(device), self.targets, self.cells, y)
 
 
 class Task(ABC):
@@ -38,6 +41,9 @@ class Task(ABC):
 
     name: str = ""
     symbols: list[str] = []
+    #: The end-to-end metric (a key of ``evaluate()['e2e']``, higher is better) that drives
+    #: annealing and picks the final weights.
+    accuracy_metric: str = "exact_match"
 
     def __init__(self, config: dict, seed: int) -> None:
         self.config = config
@@ -62,6 +68,26 @@ class Task(ABC):
     @abstractmethod
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:
         """Predicted output strings (lists of symbol indices)."""
+
+    def evaluate(
+        self,
+        model: SparlingModel,
+        split: str,
+        *,
+        batch_size: int,
+        device: torch.device,
+        motif_metrics: bool = True,
+    ) -> dict:
+        """Metrics on ``split``: ``{'e2e': {...}, 'measured_density', 'samples', 'motif'?}``.
+
+        The default decodes output strings (exact match, edit error) and, where the task
+        knows its motifs, scores the motif layer (FNE/FPE/CE).
+        """
+        from ..evaluate.evaluation import evaluate_model
+
+        return evaluate_model(
+            model, self, split, batch_size=batch_size, device=device, motif_metrics=motif_metrics
+        )
 
     def true_density(self) -> float | None:
         """Expected fraction of positions per channel holding a true motif, if known."""

@@ -27,7 +27,6 @@ import torch
 
 from ..config import dump_yaml, load_yaml, resolve_config
 from ..errors import ConfigError, RunDirectoryError
-from ..evaluate.evaluation import evaluate_model
 from ..io import write_json_atomic, write_text_atomic
 from ..sparsity.annealing import SparsityAnnealer
 from ..sparsity.layer import check_density
@@ -81,7 +80,11 @@ class Trainer:
         self.task = task_class(config["task"])(config, int(config["seed"]))
         a = config["annealing"]
         stop = resolve_stop_density(config, self.task.true_density())
-        self.annealing = bool(a["enabled"])
+        torch.manual_seed(int(config["seed"]))
+        self.model = self.task.build_model().to(self.device)
+        # A model without a sparse layer (a baseline) has nothing to anneal: its whole
+        # budget is the final phase, and the best validation weights are kept.
+        self.annealing = bool(a["enabled"]) and self.model.sparse is not None
         self.annealer = SparsityAnnealer(
             start_density=a["start_density"] if self.annealing else stop,
             stop_density=stop,
@@ -89,8 +92,6 @@ class Trainer:
             initial_bar=a["initial_bar"],
             bar_decay_per_sample=a["bar_decay_per_sample"],
         )
-        torch.manual_seed(int(config["seed"]))
-        self.model = self.task.build_model().to(self.device)
         self.model.set_density(self.annealer.density)
         t = config["train"]
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=float(t["lr"]))
@@ -165,23 +166,22 @@ class Trainer:
 
     def _evaluate_and_anneal(self) -> dict:
         t = self.config["train"]
-        result = evaluate_model(
+        result = self.task.evaluate(
             self.model,
-            self.task,
             "val",
             batch_size=int(t["eval_batch_size"]),
             device=self.device,
             motif_metrics=False,
         )
-        accuracy = result["e2e"]["exact_match"]
+        accuracy = result["e2e"][self.task.accuracy_metric]
+        accuracy = 0.0 if accuracy is None else float(accuracy)
         s = self.state
         record = {
             "step": s["step"],
             "samples": s["samples"],
             "phase": s["phase"],
             "loss": s["loss_sum"] / max(1, s["loss_count"]),
-            "val_exact_match": accuracy,
-            "val_edit_error": result["e2e"]["edit_error"],
+            **{f"val_{k}": v for k, v in result["e2e"].items()},
             "density": self.model.density,
             "val_density": result["measured_density"],
         }
@@ -210,7 +210,11 @@ class Trainer:
     def _finished(self) -> str | None:
         t = self.config["train"]
         s = self.state
-        if s["phase"] == "final" and s["samples"] - s["final_start"] >= int(t["final_samples"]):
+        if (
+            s["phase"] == "final"
+            and self.model.sparse is not None
+            and s["samples"] - s["final_start"] >= int(t["final_samples"])
+        ):
             return "schedule"
         if s["samples"] >= int(t["max_samples"]):
             return "max_samples"
@@ -253,7 +257,7 @@ class Trainer:
                 if bar is not None:
                     bar.set_postfix(
                         loss=f"{record['loss']:.3f}",
-                        val=f"{record['val_exact_match']:.3f}",
+                        val=f"{accuracy_of(record, self.task):.3f}",
                         density=f"{record['density']:.2e}" if record["density"] else "-",
                         phase=s["phase"],
                     )
@@ -279,8 +283,8 @@ class Trainer:
         self.save("last.pt")
         self.save("final.pt")
         t = self.config["train"]
-        result = evaluate_model(
-            self.model, self.task, "test", batch_size=int(t["eval_batch_size"]), device=self.device
+        result = self.task.evaluate(
+            self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device
         )
         true_density = self.task.true_density()
         density = self.model.density
@@ -289,6 +293,7 @@ class Trainer:
             "preset": self.config.get("preset"),
             "seed": int(self.config["seed"]),
             "e2e": result["e2e"],
+            "sites": result.get("sites"),
             "motif": result.get("motif"),
             "density": density,
             "measured_density": result["measured_density"],
@@ -309,6 +314,12 @@ class Trainer:
         }
         write_json_atomic(self.out / "metrics.json", _finite(metrics))
         return metrics
+
+
+def accuracy_of(record: dict, task) -> float:
+    """The validation accuracy in a log record (0 when the split has no sites)."""
+    value = record.get(f"val_{task.accuracy_metric}")
+    return 0.0 if value is None else float(value)
 
 
 def _snapshot(model) -> dict:

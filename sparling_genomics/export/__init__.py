@@ -1,0 +1,1 @@
+"""From trained models to motifs: sites, PWMs (and, later, files, logos, tracks)."""

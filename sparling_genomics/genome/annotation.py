@@ -1,0 +1,263 @@
+"""GFF3 (and GTF) annotation -> protein-coding transcripts with exons and CDS.
+
+A small streaming parser rather than ``gffutils``: gffutils first builds an SQLite database
+of the whole file (longer than the 2-minute budget of a dataset build on a chromosome), and
+we need only gene -> mRNA -> exon/CDS links plus the *line number* of every feature, so that
+bad input is reported as ``file:line: what is wrong``. Coordinates come out 0-based,
+half-open (GFF is 1-based, inclusive).
+
+Protein-coding transcripts are features of type ``mRNA`` (and ``transcript`` features whose
+``transcript_biotype``/``biotype`` is ``protein_coding``) whose parent gene, when it states a
+biotype, is protein-coding. Exons and CDS lines attach to their ``Parent``; features of other
+types are counted as skipped.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from ..errors import InputError
+
+CODING_TYPES = {"mRNA"}
+BIOTYPE_KEYS = ("gene_biotype", "biotype", "transcript_biotype", "gene_type")
+
+
+@dataclass
+class Transcript:
+    """One transcript; intervals are 0-based half-open genome coordinates, sorted."""
+
+    id: str
+    gene: str
+    seqid: str
+    strand: str
+    start: int
+    end: int
+    line: int
+    exons: list[tuple[int, int]] = field(default_factory=list)
+    cds: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def exon_length(self) -> int:
+        return sum(e - s for s, e in self.exons)
+
+
+@dataclass
+class Annotation:
+    """Protein-coding transcripts by gene, plus what was skipped and why."""
+
+    path: Path
+    transcripts: dict[str, Transcript]
+    genes: dict[str, list[str]]
+    skipped: Counter
+
+    def selected(self, mode: str = "longest") -> list[Transcript]:
+        """Transcripts with exons: the longest (by exon length) per gene, or ``all``."""
+        if mode not in ("longest", "all"):
+            raise InputError(f"transcript selection must be 'longest' or 'all', got {mode!r}")
+        out = []
+        for ids in self.genes.values():
+            with_exons = [self.transcripts[t] for t in ids if self.transcripts[t].exons]
+            if not with_exons:
+                continue
+            if mode == "all":
+                out.extend(with_exons)
+            else:
+                out.append(max(with_exons, key=lambda t: t.exon_length))  # first on ties
+        return sorted(out, key=lambda t: (t.seqid, t.start, t.end, t.id))
+
+
+def _open_text(path: Path):
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt") if gz else open(path)
+
+
+def _attributes_gff3(text: str) -> dict[str, str]:
+    out = {}
+    for part in text.strip().strip(";").split(";"):
+        if "=" in part:
+            key, _, value = part.partition("=")
+            out[key.strip()] = unquote(value.strip())
+    return out
+
+
+def _attributes_gtf(text: str) -> dict[str, str]:
+    out = {}
+    for part in text.strip().strip(";").split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        key, _, value = part.partition(" ")
+        out.setdefault(key, value.strip().strip('"'))
+    return out
+
+
+def read_annotation(path: Path, lengths: dict[str, int] | None = None) -> Annotation:
+    """Parse a GFF3 or GTF file (gzip allowed) into protein-coding transcripts.
+
+    ``lengths`` (sequence name -> length, from the FASTA) turns on the checks that every
+    feature lies on a known sequence and inside it.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: annotation file not found")
+    gtf = any(s in (".gtf",) for s in path.suffixes)
+    genes_biotype: dict[str, str | None] = {}
+    transcripts: dict[str, Transcript] = {}
+    parts: list[tuple[str, str, int, int, int]] = []  # (kind, parent, start, end, line)
+    all_ids: set[str] = set()
+    skipped: Counter = Counter()
+    n_features = 0
+    try:
+        handle = _open_text(path)
+        with handle:
+            for number, raw in enumerate(handle, start=1):
+                if raw.startswith("##FASTA"):
+                    break
+                if not raw.strip() or raw.startswith("#"):
+                    continue
+                cols = raw.rstrip("\n\r").split("\t")
+                if len(cols) != 9:
+                    raise InputError(
+                        f"{path}:{number}: expected 9 tab-separated columns, got {len(cols)}"
+                    )
+                seqid, _, kind, start_s, end_s, _, strand, _, attr_text = cols
+                try:
+                    start, end = int(start_s) - 1, int(end_s)
+                except ValueError:
+                    raise InputError(
+                        f"{path}:{number}: start/end must be integers, got {start_s!r}, {end_s!r}"
+                    ) from None
+                if start < 0 or end <= start:
+                    raise InputError(
+                        f"{path}:{number}: bad coordinates {start_s}..{end_s} "
+                        "(1-based, start <= end)"
+                    )
+                if lengths is not None:
+                    if seqid not in lengths:
+                        known = ", ".join(list(lengths)[:5])
+                        raise InputError(
+                            f"{path}:{number}: sequence {seqid!r} is not in the FASTA "
+                            f"(FASTA has: {known}{', ...' if len(lengths) > 5 else ''})"
+                        )
+                    if end > lengths[seqid]:
+                        raise InputError(
+                            f"{path}:{number}: {kind} ends at {end_s}, beyond the end of "
+                            f"{seqid} (length {lengths[seqid]})"
+                        )
+                n_features += 1
+                attrs = _attributes_gtf(attr_text) if gtf else _attributes_gff3(attr_text)
+                if gtf:
+                    _gtf_feature(
+                        kind,
+                        attrs,
+                        cols,
+                        start,
+                        end,
+                        number,
+                        path,
+                        genes_biotype,
+                        transcripts,
+                        parts,
+                        all_ids,
+                        skipped,
+                    )
+                    continue
+                fid = attrs.get("ID")
+                if fid:
+                    all_ids.add(fid)
+                biotype = next((attrs[k] for k in BIOTYPE_KEYS if k in attrs), None)
+                if kind in ("gene", "pseudogene"):
+                    genes_biotype[fid or f"line{number}"] = (
+                        biotype if kind == "gene" else "pseudogene"
+                    )
+                elif kind in CODING_TYPES or (kind == "transcript" and biotype == "protein_coding"):
+                    if strand not in "+-" or not strand:
+                        raise InputError(f"{path}:{number}: transcript strand must be + or -")
+                    tid = fid or f"line{number}"
+                    transcripts[tid] = Transcript(
+                        tid,
+                        attrs.get("Parent", tid).split(",")[0],
+                        seqid,
+                        strand,
+                        start,
+                        end,
+                        number,
+                    )
+                elif kind in ("exon", "CDS"):
+                    parent = attrs.get("Parent")
+                    if not parent:
+                        raise InputError(f"{path}:{number}: {kind} has no Parent attribute")
+                    for p in parent.split(","):
+                        parts.append((kind, p, start, end, number))
+                else:
+                    skipped[kind] += 1
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"{path}: cannot read annotation ({exc})"[:300]) from None
+    if n_features == 0:
+        raise InputError(f"{path}: annotation holds no features")
+    return _link(path, genes_biotype, transcripts, parts, all_ids, skipped)
+
+
+def _gtf_feature(
+    kind, attrs, cols, start, end, number, path, genes_biotype, transcripts, parts, all_ids, skipped
+) -> None:
+    """GTF: transcripts and genes are implied by gene_id/transcript_id on each line."""
+    gid, tid = attrs.get("gene_id"), attrs.get("transcript_id")
+    biotype = next((attrs[k] for k in BIOTYPE_KEYS if k in attrs), None)
+    if kind == "gene" and gid:
+        genes_biotype[gid] = biotype
+        return
+    if kind not in ("exon", "CDS", "transcript"):
+        skipped[kind] += 1
+        return
+    if not tid or not gid:
+        raise InputError(f"{path}:{number}: {kind} has no transcript_id/gene_id")
+    all_ids.add(tid)
+    strand = cols[6]
+    if strand not in ("+", "-"):
+        raise InputError(f"{path}:{number}: strand must be + or -")
+    t = transcripts.get(tid)
+    if t is None:
+        t = transcripts[tid] = Transcript(tid, gid, cols[0], strand, start, end, number)
+    t.start, t.end = min(t.start, start), max(t.end, end)
+    if kind == "transcript":
+        if biotype and biotype != "protein_coding":
+            transcripts.pop(tid)
+            skipped["transcript"] += 1
+        return
+    parts.append((kind, tid, start, end, number))
+
+
+def _link(path, genes_biotype, transcripts, parts, all_ids, skipped) -> Annotation:
+    genes: dict[str, list[str]] = {}
+    for tid, t in list(transcripts.items()):
+        biotype = genes_biotype.get(t.gene)
+        if biotype is not None and biotype != "protein_coding":
+            del transcripts[tid]
+            skipped["mRNA of non-coding gene"] += 1
+            continue
+    for kind, parent, start, end, number in parts:
+        t = transcripts.get(parent)
+        if t is None:
+            if parent not in all_ids:
+                raise InputError(
+                    f"{path}:{number}: {kind} has Parent {parent!r}, which no feature defines"
+                )
+            skipped[f"{kind} of non-coding transcript"] += 1
+            continue
+        (t.exons if kind == "exon" else t.cds).append((start, end))
+    for t in transcripts.values():
+        t.exons.sort()
+        t.cds.sort()
+        if t.exons:
+            t.start = min(t.start, t.exons[0][0])
+            t.end = max(t.end, t.exons[-1][1])
+        else:
+            skipped["transcript without exons"] += 1
+        genes.setdefault(t.gene, []).append(t.id)
+    return Annotation(path, transcripts, genes, skipped)

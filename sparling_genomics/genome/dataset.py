@@ -1,0 +1,395 @@
+"""Labelled-site datasets in HDF5: windows of ``window`` output positions plus context.
+
+Layout of a dataset file (all arrays indexed by window)::
+
+    x         uint8 (n, 4, context + window)  one-hot, N = all zeros, transcript orientation
+    y         int8  (n, window)               0 = none, k = classes[k], -1 = not labelled
+    split     int8  (n,)                      0 train, 1 validation, 2 test
+    seqid     int32 (n,)                      index into attrs['seqids']
+    strand    int8  (n,)                      +1 or -1 (minus-strand windows are reverse
+                                              complemented, labels follow)
+    start     int64 (n,)                      genome coordinate of the lowest output position
+    attrs: classes, seqids, window, context, split (per-sequence block boundaries),
+           source, summary (counts), format_version
+
+Windows tile *clusters* of same-strand overlapping genes, with real flanking sequence as
+context and N beyond sequence ends. Positions of a window outside its own cluster are -1
+(ignored by loss and metrics), so each genome position is scored at most once per strand. Every site of every selected
+transcript on that strand is labelled, also one that belongs to an overlapping gene.
+
+Split: per sequence, contiguous blocks ``train | validation | test`` (default 70/10/20%). A
+block boundary that would fall inside a gene (of either strand) moves to the nearer end of
+that gene cluster, so no gene is cut. The boundaries are recorded in ``attrs['split']``.
+
+The file is written to a temporary name and renamed, so a failed build leaves nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .annotation import read_annotation
+from .fasta import Genome
+from .labels import DEFAULT_KINDS, SITE_KINDS, count_non_canonical, read_bed, transcript_sites
+from .sequence import one_hot, reverse_complement_codes
+
+FORMAT_VERSION = 1
+SPLITS = ("train", "val", "test")
+
+
+@dataclass
+class DatasetSpec:
+    """What to build; every field is recorded in the dataset."""
+
+    window: int = 1000
+    context: int = 400
+    kinds: list[str] = field(default_factory=lambda: list(DEFAULT_KINDS))
+    transcripts: str = "longest"
+    val_fraction: float = 0.1
+    test_fraction: float = 0.2
+    background_ratio: float = 1.0  # BED source: unlabelled windows per labelled window
+    seed: int = 0
+
+    def check(self) -> None:
+        if self.window < 1 or self.context < 0 or self.context % 2:
+            raise InputError("window must be >= 1 and context an even number >= 0")
+        bad = [k for k in self.kinds if k not in SITE_KINDS]
+        if bad:
+            raise InputError(f"unknown site kind(s) {bad}; choose from {', '.join(SITE_KINDS)}")
+        if not self.kinds:
+            raise InputError("choose at least one site kind")
+        fractions = (self.val_fraction, self.test_fraction)
+        if min(fractions) < 0 or sum(fractions) >= 1:
+            raise InputError("val_fraction + test_fraction must lie in [0, 1)")
+
+
+@dataclass
+class _Plan:
+    """Windows to cut, label tracks to cut them from, and block boundaries."""
+
+    classes: list[str]
+    windows: list[tuple[str, int, int, int, int]]  # (seqid, strand, start, split, span end)
+    tracks: dict[tuple[str, int], np.ndarray]  # (seqid, strand) -> int8 labels, genome order
+    boundaries: dict[str, list[int]]
+    summary: dict
+
+
+def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(intervals):
+        if out and s < out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def block_boundaries(
+    length: int, clusters: list[tuple[int, int]], val_fraction: float, test_fraction: float
+) -> list[int]:
+    """[val_start, test_start] of one sequence, moved out of every cluster."""
+    out = []
+    for frac in (1.0 - val_fraction - test_fraction, 1.0 - test_fraction):
+        b = int(round(length * frac))
+        for s, e in clusters:
+            if s < b < e:
+                b = e if (e - b) <= (b - s) else s
+                break
+        out.append(b)
+    out[1] = max(out[1], out[0])
+    return out
+
+
+def _block(position: int, bounds: list[int]) -> int:
+    return 0 if position < bounds[0] else (1 if position < bounds[1] else 2)
+
+
+def _tiles(span: tuple[int, int], window: int) -> list[int]:
+    s, e = span
+    return list(range(s, e, window))
+
+
+def plan_from_annotation(genome: Genome, annotation_path: Path, spec: DatasetSpec) -> _Plan:
+    annotation = read_annotation(annotation_path, genome.lengths)
+    gtf = ".gtf" in annotation_path.suffixes
+    selected = annotation.selected(spec.transcripts)
+    if not selected:
+        raise InputError(f"{annotation_path}: no protein-coding transcripts with exons")
+    classes = ["none", *spec.kinds]
+    code = {k: i + 1 for i, k in enumerate(spec.kinds)}
+    tracks: dict[tuple[str, int], np.ndarray] = {}
+    spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    sites = []
+    collisions = 0
+    for t in selected:
+        key = (t.seqid, 1 if t.strand == "+" else -1)
+        spans.setdefault(key, []).append((t.start, t.end))
+    for key, intervals in spans.items():
+        track = np.full(genome.lengths[key[0]], -1, dtype=np.int8)
+        for s, e in intervals:
+            track[s:e] = 0
+        tracks[key] = track
+    for t in selected:
+        track = tracks[(t.seqid, 1 if t.strand == "+" else -1)]
+        for site in transcript_sites(t, spec.kinds, gtf=gtf):
+            if not 0 <= site.position < len(track):
+                continue
+            current = track[site.position]
+            if current > 0:
+                collisions += int(current != code[site.kind])
+                continue  # the same site from another transcript, or two kinds at one base
+            track[site.position] = code[site.kind]
+            sites.append(site)
+    windows, boundaries = [], {}
+    for seqid in sorted({k[0] for k in spans}):
+        both = spans.get((seqid, 1), []) + spans.get((seqid, -1), [])
+        bounds = block_boundaries(
+            genome.lengths[seqid], _merge(both), spec.val_fraction, spec.test_fraction
+        )
+        boundaries[seqid] = bounds
+        for strand in (1, -1):
+            for cluster in _merge(spans.get((seqid, strand), [])):
+                split = _block(cluster[0], bounds)
+                for start in _tiles(cluster, spec.window):
+                    windows.append((seqid, strand, start, split, cluster[1]))
+    kinds_count = Counter(s.kind for s in sites)
+    non_canonical = count_non_canonical(sites, genome)
+    summary = {
+        "source": "annotation",
+        "transcripts": len(selected),
+        "genes": len({t.gene for t in selected}),
+        "sites": {k: int(kinds_count.get(k, 0)) for k in spec.kinds},
+        "non_canonical": {
+            k: int(non_canonical.get(k, 0)) for k in ("donor", "acceptor") if k in spec.kinds
+        },
+        "label_collisions": collisions,
+        "skipped_features": dict(sorted(annotation.skipped.items())),
+    }
+    return _Plan(classes, windows, tracks, boundaries, summary)
+
+
+def plan_from_bed(genome: Genome, bed_path: Path, spec: DatasetSpec) -> _Plan:
+    records = read_bed(bed_path, genome.lengths)
+    names = sorted({r.name for r in records})
+    classes = ["none", *names]
+    code = {n: i + 1 for i, n in enumerate(names)}
+    rng = np.random.default_rng(spec.seed)
+    tracks: dict[tuple[str, int], np.ndarray] = {}
+    windows, boundaries = [], {}
+    w = spec.window
+    by_seq: dict[str, list] = {}
+    for r in records:
+        by_seq.setdefault(r.seqid, []).append(r)
+    labelled_tiles = 0
+    for seqid in sorted(by_seq):
+        length = genome.lengths[seqid]
+        recs = by_seq[seqid]
+        bounds = block_boundaries(
+            length,
+            _merge([(r.start, r.end) for r in recs]),
+            spec.val_fraction,
+            spec.test_fraction,
+        )
+        boundaries[seqid] = bounds
+        used: set[int] = set()
+        for strand in (1, -1):
+            mine = [r for r in recs if (r.strand == "-") == (strand == -1)]
+            if not mine:
+                continue
+            track = np.zeros(length, dtype=np.int8)
+            for r in mine:
+                track[r.start : r.end] = code[r.name]
+            tracks[(seqid, strand)] = track
+            tiles = sorted({t for r in mine for t in range(r.start // w, (r.end - 1) // w + 1)})
+            labelled_tiles += len(tiles)
+            used.update(tiles)
+            windows += [
+                (seqid, strand, t * w, _block(t * w, bounds), min(length, (t + 1) * w))
+                for t in tiles
+            ]
+        n_tiles = (length + w - 1) // w
+        free = np.setdiff1d(np.arange(n_tiles), np.array(sorted(used), dtype=np.int64))
+        n_background = min(len(free), int(round(spec.background_ratio * len(used))))
+        if n_background:
+            if (seqid, 1) not in tracks:
+                tracks[(seqid, 1)] = np.zeros(length, dtype=np.int8)
+            for t in np.sort(rng.choice(free, n_background, replace=False)):
+                start = int(t) * w
+                windows.append((seqid, 1, start, _block(start, bounds), min(length, start + w)))
+    counts = Counter(r.name for r in records)
+    summary = {
+        "source": "bed",
+        "records": len(records),
+        "sites": {n: int(counts[n]) for n in names},
+        "labelled_windows": labelled_tiles,
+    }
+    return _Plan(classes, windows, tracks, boundaries, summary)
+
+
+def _cut(genome: Genome, plan: _Plan, spec: DatasetSpec, index: int):
+    seqid, strand, start, _, span_end = plan.windows[index]
+    half = spec.context // 2
+    codes = genome.fetch(seqid, start - half, start + spec.window + half)
+    track = plan.tracks[(seqid, strand)]
+    y = np.full(spec.window, -1, dtype=np.int8)
+    # Only the window's own cluster: a position is labelled in exactly one window.
+    end = min(start + spec.window, span_end)
+    y[: end - start] = track[start:end]
+    if strand == -1:
+        codes = reverse_complement_codes(codes)
+        y = y[::-1].copy()
+    return codes, y
+
+
+def build_dataset(
+    out: Path,
+    fasta: Path,
+    *,
+    annotation: Path | None = None,
+    bed: Path | None = None,
+    spec: DatasetSpec | None = None,
+    batch: int = 512,
+) -> dict:
+    """Build the HDF5 dataset ``out`` from a FASTA and a GFF3/GTF or a labelled BED."""
+    import h5py
+
+    spec = spec or DatasetSpec()
+    spec.check()
+    out = Path(out)
+    if (annotation is None) == (bed is None):
+        raise InputError("give exactly one label source: an annotation (GFF3/GTF) or a BED")
+    began = time.perf_counter()
+    genome = Genome(fasta)
+    if annotation is not None:
+        plan = plan_from_annotation(genome, Path(annotation), spec)
+    else:
+        plan = plan_from_bed(genome, Path(bed), spec)
+    if not plan.windows:
+        raise InputError("no windows to write: no labelled region on any sequence")
+    order = sorted(range(len(plan.windows)), key=lambda i: (plan.windows[i][3], i))
+    plan.windows = [plan.windows[i] for i in order]
+    seqids = sorted({w[0] for w in plan.windows})
+    seq_index = {s: i for i, s in enumerate(seqids)}
+    n = len(plan.windows)
+    width = spec.window + spec.context
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as h5:
+            chunk = (min(16, n), 4, width)
+            x = h5.create_dataset(
+                "x",
+                (n, 4, width),
+                dtype="uint8",
+                chunks=chunk,
+                compression="gzip",
+                compression_opts=4,
+                shuffle=True,
+            )
+            y = h5.create_dataset(
+                "y",
+                (n, spec.window),
+                dtype="int8",
+                chunks=(min(16, n), spec.window),
+                compression="gzip",
+            )
+            for lo in range(0, n, batch):
+                hi = min(n, lo + batch)
+                pieces = [_cut(genome, plan, spec, i) for i in range(lo, hi)]
+                x[lo:hi] = one_hot(np.stack([p[0] for p in pieces]), dtype=np.uint8)
+                y[lo:hi] = np.stack([p[1] for p in pieces])
+            h5["split"] = np.array([w[3] for w in plan.windows], dtype=np.int8)
+            h5["seqid"] = np.array([seq_index[w[0]] for w in plan.windows], dtype=np.int32)
+            h5["strand"] = np.array([w[1] for w in plan.windows], dtype=np.int8)
+            h5["start"] = np.array([w[2] for w in plan.windows], dtype=np.int64)
+            counts = np.bincount(h5["split"][:], minlength=3)
+            plan.summary["windows"] = {s: int(c) for s, c in zip(SPLITS, counts)}
+            plan.summary["build_seconds"] = round(time.perf_counter() - began, 2)
+            h5.attrs["format_version"] = FORMAT_VERSION
+            h5.attrs["classes"] = json.dumps(plan.classes)
+            h5.attrs["seqids"] = json.dumps(seqids)
+            h5.attrs["window"] = spec.window
+            h5.attrs["context"] = spec.context
+            h5.attrs["split"] = json.dumps(plan.boundaries)
+            h5.attrs["spec"] = json.dumps(asdict(spec))
+            h5.attrs["source"] = json.dumps(
+                {
+                    "fasta": str(fasta),
+                    "annotation": str(annotation) if annotation else None,
+                    "bed": str(bed) if bed else None,
+                }
+            )
+            h5.attrs["summary"] = json.dumps(plan.summary)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return plan.summary
+
+
+@dataclass
+class SiteDataset:
+    """Lazy reader of a dataset file; arrays are read per batch from disk."""
+
+    path: Path
+
+    def __post_init__(self) -> None:
+        import h5py
+
+        self.path = Path(self.path)
+        if not self.path.is_file():
+            raise InputError(
+                f"{self.path}: dataset file not found (build it with `sparling-genomics dataset`)"
+            )
+        try:
+            self._h5 = h5py.File(self.path, "r")
+            attrs = self._h5.attrs
+            if int(attrs["format_version"]) != FORMAT_VERSION:
+                raise InputError(
+                    f"{self.path}: dataset format {attrs['format_version']} "
+                    f"is not {FORMAT_VERSION}; rebuild it"
+                )
+            self.classes = json.loads(attrs["classes"])
+            self.seqids = json.loads(attrs["seqids"])
+            self.window = int(attrs["window"])
+            self.context = int(attrs["context"])
+            self.boundaries = json.loads(attrs["split"])
+            self.summary = json.loads(attrs["summary"])
+            self.split = self._h5["split"][:]
+            self.x = self._h5["x"]
+            self.y = self._h5["y"]
+        except (OSError, KeyError, ValueError) as exc:
+            raise InputError(
+                f"{self.path}: not a sparling-genomics dataset ({exc})"[:300]
+            ) from None
+
+    def indices(self, split: str) -> np.ndarray:
+        return np.flatnonzero(self.split == SPLITS.index(split))
+
+    def read(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) of windows ``indices`` (any order), as (float32 one-hot, int64 labels)."""
+        indices = np.asarray(indices)
+        order = np.argsort(indices)
+        sorted_idx = indices[order]
+        x = self.x[sorted_idx]
+        y = self.y[sorted_idx]
+        back = np.empty_like(order)
+        back[order] = np.arange(len(order))
+        return x[back].astype(np.float32), y[back].astype(np.int64)
+
+    def windows(self, indices: np.ndarray) -> dict[str, np.ndarray]:
+        """Coordinates of windows ``indices``."""
+        return {k: self._h5[k][:][indices] for k in ("seqid", "strand", "start")}
+
+    def close(self) -> None:
+        self._h5.close()

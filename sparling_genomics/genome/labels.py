@@ -1,0 +1,151 @@
+"""Labelled sites: from transcripts (donor, acceptor, tss, polya, start/stop codon) or a BED.
+
+Conventions (SpliceAI's, see ``shared/notes/genomics-facts.md``): a site is one base, given as
+a 0-based genome coordinate on the transcript's strand.
+
+* ``donor``: last base of an exon that is followed by an intron;
+* ``acceptor``: first base of an exon that follows an intron;
+* ``tss`` / ``polya``: first / last base of the transcript;
+* ``start_codon``: first base of the CDS; ``stop_codon``: first base of the stop codon, taken
+  as the last three CDS bases (GFF3 CDS features include the stop codon; in GTF they do not,
+  and the stop codon then follows the CDS).
+
+A donor is canonical when the intron starts with GT, an acceptor when the intron ends with AG
+(on the transcript's strand).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .annotation import Transcript
+from .sequence import decode, reverse_complement_codes
+
+SITE_KINDS = ("acceptor", "donor", "tss", "polya", "start_codon", "stop_codon")
+DEFAULT_KINDS = ("acceptor", "donor")
+
+
+@dataclass(frozen=True)
+class Site:
+    seqid: str
+    position: int  # 0-based genome coordinate
+    strand: str
+    kind: str
+
+
+def transcript_sites(t: Transcript, kinds, *, gtf: bool = False) -> list[Site]:
+    """The sites of ``kinds`` in one transcript."""
+    out: list[Site] = []
+    plus = t.strand == "+"
+    exons = t.exons
+    for (_, e0), (s1, _) in zip(exons, exons[1:]):
+        # Intron = [e0, s1) in genome coordinates.
+        if "donor" in kinds:
+            out.append(Site(t.seqid, e0 - 1 if plus else s1, t.strand, "donor"))
+        if "acceptor" in kinds:
+            out.append(Site(t.seqid, s1 if plus else e0 - 1, t.strand, "acceptor"))
+    if exons:
+        if "tss" in kinds:
+            out.append(Site(t.seqid, exons[0][0] if plus else exons[-1][1] - 1, t.strand, "tss"))
+        if "polya" in kinds:
+            out.append(Site(t.seqid, exons[-1][1] - 1 if plus else exons[0][0], t.strand, "polya"))
+    if t.cds:
+        lo, hi = t.cds[0][0], t.cds[-1][1]
+        if "start_codon" in kinds:
+            out.append(Site(t.seqid, lo if plus else hi - 1, t.strand, "start_codon"))
+        if "stop_codon" in kinds:
+            # GTF CDS lines exclude the stop codon; GFF3 CDS lines include it.
+            stop_gtf, stop_gff3 = (hi, hi - 3) if plus else (lo - 1, lo + 2)
+            pos = stop_gtf if gtf else stop_gff3
+            out.append(Site(t.seqid, pos, t.strand, "stop_codon"))
+    return out
+
+
+def intron_dinucleotide(site: Site, genome) -> str:
+    """The two intron bases next to a donor (its first two) or acceptor (its last two)."""
+    p = site.position
+    if site.kind == "donor":
+        lo = p + 1 if site.strand == "+" else p - 2
+    elif site.kind == "acceptor":
+        lo = p - 2 if site.strand == "+" else p + 1
+    else:
+        raise ValueError(f"{site.kind} has no intron dinucleotide")
+    codes = genome.fetch(site.seqid, lo, lo + 2)
+    if site.strand == "-":
+        codes = reverse_complement_codes(codes)
+    return decode(codes)
+
+
+def count_non_canonical(sites: list[Site], genome) -> Counter:
+    """Donors without GT and acceptors without AG."""
+    out: Counter = Counter()
+    expected = {"donor": "GT", "acceptor": "AG"}
+    for site in sites:
+        if site.kind in expected and intron_dinucleotide(site, genome) != expected[site.kind]:
+            out[site.kind] += 1
+    return out
+
+
+@dataclass(frozen=True)
+class BedRecord:
+    seqid: str
+    start: int
+    end: int
+    name: str
+    strand: str  # '+', '-' or '.'
+    line: int
+
+
+def read_bed(path: Path, lengths: dict[str, int]) -> list[BedRecord]:
+    """Labelled sites or regions from a BED file (class = name column, 4th)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: BED file not found")
+    records = []
+    with open(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip() or raw.startswith(("#", "track", "browser")):
+                continue
+            cols = raw.rstrip("\n\r").split("\t")
+            if len(cols) < 4:
+                raise InputError(
+                    f"{path}:{number}: a labelled BED needs at least 4 columns "
+                    f"(chrom start end name), got {len(cols)}"
+                )
+            chrom = cols[0]
+            try:
+                start, end = int(cols[1]), int(cols[2])
+            except ValueError:
+                raise InputError(f"{path}:{number}: start/end must be integers") from None
+            if start < 0 or end <= start:
+                raise InputError(
+                    f"{path}:{number}: bad interval {start}-{end} (0-based, half-open)"
+                )
+            if chrom not in lengths:
+                known = ", ".join(list(lengths)[:5])
+                raise InputError(
+                    f"{path}:{number}: chromosome {chrom!r} is not in the FASTA "
+                    f"(FASTA has: {known})"
+                )
+            if end > lengths[chrom]:
+                raise InputError(
+                    f"{path}:{number}: interval ends at {end}, beyond the end of {chrom} "
+                    f"(length {lengths[chrom]})"
+                )
+            name = cols[3].strip()
+            if not name:
+                raise InputError(f"{path}:{number}: empty name (class) column")
+            strand = cols[5] if len(cols) > 5 and cols[5] in ("+", "-") else "."
+            records.append(BedRecord(chrom, start, end, name, strand, number))
+    if not records:
+        raise InputError(f"{path}: BED file holds no records")
+    return records
+
+
+def positions_array(sites: list[Site]) -> np.ndarray:
+    return np.array([s.position for s in sites], dtype=np.int64)

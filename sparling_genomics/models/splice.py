@@ -1,0 +1,79 @@
+"""SpliceAI-style dilated residual head ``h``: motif map ``(N, K, L + context)`` -> per-position
+class logits ``(N, classes, L)``.
+
+As in SpliceAI (Jaganathan et al. 2019): a 1x1 convolution to ``channels``, residual units
+(BN-ReLU-dilated conv, twice, plus the input) in groups, a 1x1 "skip" convolution summed
+after each group, and a final 1x1 convolution to the classes; the ``context / 2`` flanking
+positions on each side are cropped. SpliceAI-400 is kernel 11 x 8 units, dilations 1 x4 and
+4 x4, 32 channels. Convolutions run as channels-last 2-D convolutions (see ``motif.py``).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def _conv(cin: int, cout: int, kernel: int = 1, dilation: int = 1) -> nn.Conv2d:
+    return nn.Conv2d(
+        cin, cout, (1, kernel), padding=(0, dilation * (kernel - 1) // 2), dilation=(1, dilation)
+    )
+
+
+class DilatedResidualUnit(nn.Module):
+    def __init__(self, channels: int, kernel: int, dilation: int) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.BatchNorm2d(channels),
+            nn.ReLU(),
+            _conv(channels, channels, kernel, dilation),
+            nn.BatchNorm2d(channels),
+            nn.ReLU(),
+            _conv(channels, channels, kernel, dilation),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.body(x)
+
+
+SPLICEAI_400 = {"kernel": 11, "dilations": [1, 1, 1, 1, 4, 4, 4, 4], "group": 4}
+
+
+class SpliceAIHead(nn.Module):
+    """Dilated residual network with skip connections; crops ``context // 2`` per side."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        classes: int,
+        *,
+        context: int,
+        channels: int = 32,
+        kernel: int = 11,
+        dilations: list[int] | None = None,
+        group: int = 4,
+    ) -> None:
+        super().__init__()
+        dilations = list(dilations or SPLICEAI_400["dilations"])
+        self.context = context
+        self.receptive_field = 1 + sum(2 * d * (kernel - 1) for d in dilations)
+        self.inp = _conv(in_channels, channels)
+        self.skip_in = _conv(channels, channels)
+        self.units = nn.ModuleList(DilatedResidualUnit(channels, kernel, d) for d in dilations)
+        n_skips = (len(dilations) + group - 1) // group
+        self.skips = nn.ModuleList(_conv(channels, channels) for _ in range(n_skips))
+        self.group = group
+        self.out = _conv(channels, classes)
+
+    def forward(self, m: torch.Tensor) -> torch.Tensor:
+        x = self.inp(m.unsqueeze(2).contiguous(memory_format=torch.channels_last))
+        skip = self.skip_in(x)
+        for i, unit in enumerate(self.units):
+            x = unit(x)
+            if (i + 1) % self.group == 0 or i + 1 == len(self.units):
+                skip = skip + self.skips[i // self.group](x)
+        logits = self.out(skip).squeeze(2)
+        half = self.context // 2
+        if half:
+            logits = logits[..., half:-half]
+        return logits.contiguous()

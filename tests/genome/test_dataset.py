@@ -1,0 +1,162 @@
+"""HDF5 datasets on the tiny reference: labels, orientation, split, round trip, bad input."""
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+
+from sparling_genomics.errors import InputError
+from sparling_genomics.genome.annotation import read_annotation
+from sparling_genomics.genome.dataset import (
+    DatasetSpec,
+    SiteDataset,
+    block_boundaries,
+    build_dataset,
+)
+from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.genome.sequence import decode, reverse_complement_codes
+from tests.conftest import TINY_FASTA, TINY_GFF
+
+
+def _codes(x):
+    """Integer codes of one-hot (4, L) windows (N -> 4)."""
+    return np.where(x.sum(0) == 0, 4, x.argmax(0)).astype(np.uint8)
+
+
+def test_round_trip_sequence_and_labels_both_strands(tiny_dataset):
+    genome = Genome(TINY_FASTA)
+    data = SiteDataset(tiny_dataset)
+    half = data.context // 2
+    coords = data.windows(np.arange(len(data.split)))
+    assert set(coords["strand"]) == {1, -1}
+    x, y = data.read(np.arange(len(data.split)))
+    for i in range(len(x)):
+        start = int(coords["start"][i])
+        expect = genome.fetch("NC_003070.9", start - half, start + data.window + half)
+        if coords["strand"][i] == -1:
+            expect = reverse_complement_codes(expect)
+        assert np.array_equal(_codes(x[i]), expect)
+    # Labelled donors read G T right after them, acceptors A G right before them, in the
+    # window's (transcript) orientation, but for the few non-canonical sites the summary counts.
+    donor, acceptor = data.classes.index("donor"), data.classes.index("acceptor")
+    after, before = [], []
+    for i in range(len(x)):
+        seq = decode(_codes(x[i]))
+        after += [seq[half + p + 1 : half + p + 3] for p in np.flatnonzero(y[i] == donor)]
+        before += [seq[half + p - 2 : half + p] for p in np.flatnonzero(y[i] == acceptor)]
+    summary = data.summary
+    assert len(after) == summary["sites"]["donor"] > 50
+    assert len(before) == summary["sites"]["acceptor"] == len(after)
+    assert sum(d != "GT" for d in after) == summary["non_canonical"]["donor"] < 0.05 * len(after)
+    assert sum(a != "AG" for a in before) == summary["non_canonical"]["acceptor"]
+    assert sum(d == "GC" for d in after) >= 1  # GC-AG introns exist and are kept
+
+
+def test_hand_read_donor_is_labelled_in_its_window(tiny_dataset):
+    data = SiteDataset(tiny_dataset)
+    coords = data.windows(np.arange(len(data.split)))
+    donor = data.classes.index("donor")
+    # NAC001 (+): donor at 1-based 3913. ARV1 (-): its longest transcript, rna-NM_001331240.1
+    # (exons ... 8236-8464, 8571-9130), has its first donor at 1-based 8571.
+    for genome_pos, strand in ((3912, 1), (8570, -1)):
+        hit = [
+            i for i in range(len(data.split))
+            if coords["strand"][i] == strand
+            and coords["start"][i] <= genome_pos < coords["start"][i] + data.window
+        ]
+        assert len(hit) == 1
+        i = hit[0]
+        _, y = data.read(np.array([i]))
+        offset = genome_pos - coords["start"][i]
+        index = offset if strand == 1 else data.window - 1 - offset
+        assert y[0, index] == donor
+
+
+def test_split_is_contiguous_blocks_and_never_cuts_a_gene(tiny_dataset):
+    genome = Genome(TINY_FASTA)
+    genes = read_annotation(TINY_GFF, genome.lengths).selected()
+    data = SiteDataset(tiny_dataset)
+    val_start, test_start = data.boundaries["NC_003070.9"]
+    assert 0 < val_start < test_start < 300_000
+    for t in genes:
+        for b in (val_start, test_start):
+            assert not (t.start < b < t.end), f"{t.id} is cut at {b}"
+    coords = data.windows(np.arange(len(data.split)))
+    expected = np.digitize(coords["start"], [val_start, test_start])
+    assert np.array_equal(data.split, expected)
+    counts = np.bincount(data.split, minlength=3)
+    assert all(counts > 0)
+
+
+def test_block_boundaries_move_to_the_nearer_cluster_end():
+    assert block_boundaries(1000, [(650, 720), (880, 950)], 0.1, 0.2) == [720, 800]
+    assert block_boundaries(1000, [(690, 900)], 0.1, 0.2) == [690, 900]
+    assert block_boundaries(1000, [(690, 1000)], 0.1, 0.2) == [690, 690]
+
+
+def test_attrs_record_split_and_classes(tiny_dataset):
+    with h5py.File(tiny_dataset) as h5:
+        assert json.loads(h5.attrs["classes"]) == ["none", "acceptor", "donor"]
+        assert "NC_003070.9" in json.loads(h5.attrs["split"])
+        assert h5["x"].compression == "gzip" and h5["x"].chunks[0] <= 16
+        assert h5["x"].dtype == np.uint8 and h5["y"].dtype == np.int8
+
+
+def test_bed_source_labels_sites_on_both_strands(tmp_path):
+    bed = tmp_path / "sites.bed"
+    bed.write_text(
+        "NC_003070.9\t1000\t1001\tpeak\t0\t+\n"
+        "NC_003070.9\t5000\t5010\tpeak\t0\t-\n"
+        "NC_003070.9\t250000\t250001\tsummit\n"
+    )
+    out = tmp_path / "bed.h5"
+    summary = build_dataset(out, TINY_FASTA, bed=bed, spec=DatasetSpec(window=500, context=100))
+    assert summary["sites"] == {"peak": 2, "summit": 1}
+    data = SiteDataset(out)
+    assert data.classes == ["none", "peak", "summit"]
+    x, y = data.read(np.arange(len(data.split)))
+    coords = data.windows(np.arange(len(data.split)))
+    assert (y == 1).sum() == 11 and (y == 2).sum() == 1
+    minus = np.flatnonzero(coords["strand"] == -1)
+    assert len(minus) == 1 and (y[minus[0]] == 1).sum() == 10
+    # Background windows: as many unlabelled windows as labelled ones, none labelled.
+    assert (np.array([(row > 0).any() for row in y]) == 0).sum() == 3
+
+
+@pytest.mark.parametrize(
+    "bed_text,message",
+    [
+        ("", "BED file holds no records"),
+        ("# only a comment\n", "BED file holds no records"),
+        ("chrZ\t10\t20\tpeak\n", ":1: chromosome 'chrZ' is not in the FASTA"),
+        ("NC_003070.9\t10\t20\n", ":1: a labelled BED needs at least 4 columns"),
+        ("NC_003070.9\t299990\t300020\tpeak\n", ":1: interval ends at 300020, beyond the end"),
+    ],
+)
+def test_bad_bed_is_refused_and_nothing_written(tmp_path, bed_text, message):
+    bed = tmp_path / "bad.bed"
+    bed.write_text(bed_text)
+    out = tmp_path / "out.h5"
+    with pytest.raises(InputError) as err:
+        build_dataset(out, TINY_FASTA, bed=bed)
+    assert str(err.value).startswith(str(bed)) and message in str(err.value)
+    assert list(tmp_path.iterdir()) == [bed]
+
+
+def test_fasta_and_gff_names_must_match(tmp_path):
+    fasta = tmp_path / "g.fa"
+    fasta.write_text(">chr1\n" + "ACGT" * 3000 + "\n")
+    with pytest.raises(InputError) as err:
+        build_dataset(tmp_path / "o.h5", fasta, annotation=TINY_GFF)
+    assert f"{TINY_GFF}:9: sequence 'NC_003070.9' is not in the FASTA (FASTA has: chr1)" in str(
+        err.value
+    )
+    assert not (tmp_path / "o.h5").exists()
+
+
+def test_empty_fasta_is_refused(tmp_path):
+    fasta = tmp_path / "empty.fa"
+    fasta.write_text("")
+    with pytest.raises(InputError, match="no sequences"):
+        Genome(fasta)
