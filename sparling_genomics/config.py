@@ -73,6 +73,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "eval_batch_size": 500,
             "final_samples": 100_000,
             "final_lr_scale": 0.3,
+            "final_lr_schedule": "constant",
             "checkpoint_every_seconds": 120.0,
             "threads": 0,  # 0: torch's default
         },
@@ -118,10 +119,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "lr": 0.002,
             "max_samples": 10_000_000,
             "max_seconds": 1620.0,  # 27 min of training: the whole run fits in 30 on 2 cores
-            "eval_every": 1_600,
+            "eval_every": 800,
             "eval_batch_size": 64,
-            "final_samples": 16_000,
+            "final_samples": 28_000,
             "final_lr_scale": 0.3,
+            "final_lr_schedule": "cosine",  # or 'constant'
+            # The cosine's length for a baseline (no sparse layer, no annealing): about the
+            # samples its budget allows on 2 cores, so it too ends at a low learning rate.
+            "baseline_samples": 48_000,
             "checkpoint_every_seconds": 120.0,
             "threads": 0,
         },
@@ -133,7 +138,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "stop_density": 0.0017,
             "multiplier": 0.75,
             "initial_bar": 1.0,
-            "bar_decay_per_sample": 2e-5,
+            "bar_decay_per_sample": 4e-5,
         },
     },
 }

@@ -14,8 +14,8 @@ Layout of a dataset file (all arrays indexed by window)::
 
 Windows tile *clusters* of same-strand overlapping genes, with real flanking sequence as
 context and N beyond sequence ends. Positions of a window outside its own cluster are -1
-(ignored by loss and metrics), so each genome position is scored at most once per strand. Every site of every selected
-transcript on that strand is labelled, also one that belongs to an overlapping gene.
+(ignored by loss and metrics), so each genome position is scored at most once per strand.
+Every site of every selected transcript in the cluster is labelled.
 
 Split: per sequence, contiguous blocks ``train | validation | test`` (default 70/10/20%). A
 block boundary that would fall inside a gene (of either strand) moves to the nearer end of

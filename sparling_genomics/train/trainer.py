@@ -2,9 +2,11 @@
 
 Phases: ``anneal`` (Algorithm 1 lowers the density each time validation accuracy clears the
 bar) until the density falls below the stop density, then ``final`` (``final_samples`` more
-samples at that density with the learning rate scaled by ``final_lr_scale``; the weights
-with the best validation accuracy in this phase are kept). Without annealing the density is
-fixed at the stop density from the start and the whole budget is the final phase.
+samples at that density with the learning rate scaled by ``final_lr_scale`` and, with
+``final_lr_schedule: cosine``, decayed along a half cosine to 5% over ``final_samples``; the
+weights with the best validation accuracy in this phase are kept). Without annealing the
+density is fixed at the stop density from the start and the whole budget is the final phase;
+a model without a sparse layer (a baseline) trains until its budget ends.
 
 The run directory (``shared/notes/architecture.md``)::
 
@@ -207,6 +209,22 @@ class Trainer:
         s["loss_sum"], s["loss_count"] = 0.0, 0
         return record
 
+    def _set_final_lr(self) -> None:
+        """Learning rate of the final phase: constant, or a half cosine down to 5%."""
+        t = self.config["train"]
+        lr = float(t["lr"]) * (float(t["final_lr_scale"]) if self.annealing else 1.0)
+        if t.get("final_lr_schedule", "constant") == "cosine":
+            # A model without a sparse layer spends its whole run in this phase.
+            length = int(
+                t["final_samples"]
+                if self.model.sparse is not None
+                else t.get("baseline_samples", t["final_samples"])
+            )
+            progress = (self.state["samples"] - self.state["final_start"]) / max(1, length)
+            lr *= 0.05 + 0.95 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
     def _finished(self) -> str | None:
         t = self.config["train"]
         s = self.state
@@ -235,6 +253,8 @@ class Trainer:
         self.model.train()
         stopped_by = self._finished()
         while stopped_by is None:
+            if s["phase"] == "final":
+                self._set_final_lr()
             batch = self.task.train_batch(s["step"], batch_size).to(self.device)
             outputs = self.model(batch.x)
             loss = self.task.loss(outputs, batch)

@@ -92,14 +92,22 @@ MRNA = ["chrA", ".", "mRNA", "1", "50", ".", "+", ".", "ID=t1;Parent=g1"]
 @pytest.mark.parametrize(
     "lines,message",
     [
-        ([GENE, MRNA, ["chrB", ".", "exon", "1", "10", ".", "+", ".", "Parent=t1"]],
-         ":4: sequence 'chrB' is not in the FASTA"),
-        ([GENE, MRNA, ["chrA", ".", "exon", "90", "120", ".", "+", ".", "Parent=t1"]],
-         ":4: exon ends at 120, beyond the end of chrA (length 100)"),
-        ([GENE, MRNA, ["chrA", ".", "exon", "1", "10", ".", "+", ".", "ID=e1"]],
-         ":4: exon has no Parent attribute"),
-        ([GENE, MRNA, ["chrA", ".", "exon", "1", "10", ".", "+", ".", "Parent=t9"]],
-         ":4: exon has Parent 't9', which no feature defines"),
+        (
+            [GENE, MRNA, ["chrB", ".", "exon", "1", "10", ".", "+", ".", "Parent=t1"]],
+            ":4: sequence 'chrB' is not in the FASTA",
+        ),
+        (
+            [GENE, MRNA, ["chrA", ".", "exon", "90", "120", ".", "+", ".", "Parent=t1"]],
+            ":4: exon ends at 120, beyond the end of chrA (length 100)",
+        ),
+        (
+            [GENE, MRNA, ["chrA", ".", "exon", "1", "10", ".", "+", ".", "ID=e1"]],
+            ":4: exon has no Parent attribute",
+        ),
+        (
+            [GENE, MRNA, ["chrA", ".", "exon", "1", "10", ".", "+", ".", "Parent=t9"]],
+            ":4: exon has Parent 't9', which no feature defines",
+        ),
         ([GENE, ["chrA", ".", "mRNA", "1", "x"]], ":3: expected 9 tab-separated columns"),
     ],
 )
@@ -111,16 +119,22 @@ def test_bad_annotation_names_file_and_line(tmp_path, lines, message):
 
 
 def test_gtf_gives_the_same_sites(tmp_path):
-    gff = _write(tmp_path / "a.gff3", [
-        GENE, MRNA,
-        ["chrA", ".", "exon", "1", "10", ".", "+", ".", "Parent=t1"],
-        ["chrA", ".", "exon", "21", "50", ".", "+", ".", "Parent=t1"],
-    ])
+    gff = _write(
+        tmp_path / "a.gff3",
+        [
+            GENE,
+            MRNA,
+            ["chrA", ".", "exon", "1", "10", ".", "+", ".", "Parent=t1"],
+            ["chrA", ".", "exon", "21", "50", ".", "+", ".", "Parent=t1"],
+        ],
+    )
     gtf = tmp_path / "a.gtf"
-    gtf.write_text("".join(
-        f"chrA\t.\texon\t{s}\t{e}\t.\t+\t.\tgene_id \"g1\"; transcript_id \"t1\";\n"
-        for s, e in ((1, 10), (21, 50))
-    ))
+    gtf.write_text(
+        "".join(
+            f'chrA\t.\texon\t{s}\t{e}\t.\t+\t.\tgene_id "g1"; transcript_id "t1";\n'
+            for s, e in ((1, 10), (21, 50))
+        )
+    )
     a = read_annotation(gff, {"chrA": 100}).selected()[0]
     b = read_annotation(gtf, {"chrA": 100}).selected()[0]
     assert a.exons == b.exons == [(0, 10), (20, 50)]

@@ -61,7 +61,8 @@ def test_hand_read_donor_is_labelled_in_its_window(tiny_dataset):
     # (exons ... 8236-8464, 8571-9130), has its first donor at 1-based 8571.
     for genome_pos, strand in ((3912, 1), (8570, -1)):
         hit = [
-            i for i in range(len(data.split))
+            i
+            for i in range(len(data.split))
             if coords["strand"][i] == strand
             and coords["start"][i] <= genome_pos < coords["start"][i] + data.window
         ]

@@ -25,8 +25,9 @@ def test_batches_are_deterministic_and_cover_each_epoch(tiny_dataset):
     assert a.x.shape == (4, 4, 1400) and a.y.shape == (4, 1000)
     n = len(task.train_index)
     seen = torch.cat([task.train_batch(i, 1).x.sum(dim=(1, 2)) for i in range(n)])
-    total = torch.stack([torch.from_numpy(task.data.read(np.array([i]))[0]).sum()
-                         for i in task.train_index])
+    total = torch.stack(
+        [torch.from_numpy(task.data.read(np.array([i]))[0]).sum() for i in task.train_index]
+    )
     assert sorted(seen.tolist()) == sorted(total.tolist())  # one epoch = every window once
 
 
@@ -56,8 +57,18 @@ def test_missing_dataset_is_a_config_error():
 
 def test_tiny_end_to_end_train_and_evaluate(cli, tiny_dataset, tmp_path):
     run = tmp_path / "run"
-    result = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", tiny_dataset,
-                 "--out", run, "--no-progress")
+    result = cli(
+        "train",
+        "--task",
+        "splicing",
+        "--preset",
+        "tiny",
+        "--dataset",
+        tiny_dataset,
+        "--out",
+        run,
+        "--no-progress",
+    )
     assert result.returncode == 0, result.stderr
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["task"] == "splicing"
@@ -77,8 +88,19 @@ def test_tiny_end_to_end_train_and_evaluate(cli, tiny_dataset, tmp_path):
 
 def test_baseline_trains_without_annealing(cli, tiny_dataset, tmp_path):
     run = tmp_path / "base"
-    result = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", tiny_dataset,
-                 "--baseline", "--out", run, "--no-progress")
+    result = cli(
+        "train",
+        "--task",
+        "splicing",
+        "--preset",
+        "tiny",
+        "--dataset",
+        tiny_dataset,
+        "--baseline",
+        "--out",
+        run,
+        "--no-progress",
+    )
     assert result.returncode == 0, result.stderr
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["density"] is None and metrics["annealing"]["enabled"] is False
