@@ -228,6 +228,15 @@ def _summary_line(metrics: dict) -> str:
     return " ".join(parts)
 
 
+_benchmarks_md_option = click.option(
+    "--benchmarks-md",
+    default=Path("BENCHMARKS.md"),
+    type=click.Path(path_type=Path),
+    show_default=True,
+    help="Markdown file whose section the benchmark rewrites.",
+)
+
+
 @main.group()
 def bench() -> None:
     """Benchmarks: write JSON and update BENCHMARKS.md."""
@@ -238,12 +247,7 @@ def bench() -> None:
 @click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated seeds.")
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--ablations/--no-ablations", default=True, show_default=True)
-@click.option(
-    "--benchmarks-md",
-    default=Path("BENCHMARKS.md"),
-    type=click.Path(path_type=Path),
-    show_default=True,
-)
+@_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for every run.")
 def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
     """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold)."""
@@ -266,12 +270,7 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
 @click.option("--reference", default="tair10-chr1", show_default=True)
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--seed", default=0, show_default=True)
-@click.option(
-    "--benchmarks-md",
-    default=Path("BENCHMARKS.md"),
-    type=click.Path(path_type=Path),
-    show_default=True,
-)
+@_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for both runs.")
 def bench_splicing(out, reference, preset, seed, benchmarks_md, sets) -> None:
     """Dataset build + non-sparse baseline + Sparling on a reference; motif channels."""
@@ -292,12 +291,7 @@ def bench_splicing(out, reference, preset, seed, benchmarks_md, sets) -> None:
 @click.option(
     "--out", default=Path("bench_runs/sparse_layer.json"), type=click.Path(path_type=Path)
 )
-@click.option(
-    "--benchmarks-md",
-    default=Path("BENCHMARKS.md"),
-    type=click.Path(path_type=Path),
-    show_default=True,
-)
+@_benchmarks_md_option
 @click.option("--repeats", default=20, show_default=True)
 def bench_sparse_layer(out, benchmarks_md, repeats) -> None:
     """Forward+backward time of our sparse layer vs the `sparling` package's."""

@@ -24,14 +24,8 @@ import numpy as np
 import torch
 
 from ..config import resolve_config
-from ..export.motifs import (
-    collect_sites,
-    consensus,
-    information_content,
-    merge_sites,
-    probability_matrix,
-    site_windows,
-)
+from ..export.motifs import collect_sites, merge_sites, site_windows
+from ..genome.pwm import consensus, information_content, probability_matrix
 from ..genome.sequence import ALPHABET
 from ..io import write_json_atomic
 from ..train.loading import load_run

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..errors import InputError
+from .fasta import check_on_sequence
 
 CODING_TYPES = {"mRNA"}
 BIOTYPE_KEYS = ("gene_biotype", "biotype", "transcript_biotype", "gene_type")
@@ -138,17 +139,7 @@ def read_annotation(path: Path, lengths: dict[str, int] | None = None) -> Annota
                         "(1-based, start <= end)"
                     )
                 if lengths is not None:
-                    if seqid not in lengths:
-                        known = ", ".join(list(lengths)[:5])
-                        raise InputError(
-                            f"{path}:{number}: sequence {seqid!r} is not in the FASTA "
-                            f"(FASTA has: {known}{', ...' if len(lengths) > 5 else ''})"
-                        )
-                    if end > lengths[seqid]:
-                        raise InputError(
-                            f"{path}:{number}: {kind} ends at {end_s}, beyond the end of "
-                            f"{seqid} (length {lengths[seqid]})"
-                        )
+                    check_on_sequence(f"{path}:{number}", seqid, end, lengths, feature=kind)
                 n_features += 1
                 attrs = _attributes_gtf(attr_text) if gtf else _attributes_gff3(attr_text)
                 if gtf:

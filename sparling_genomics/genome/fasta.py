@@ -23,6 +23,28 @@ def _is_gzip(path: Path) -> bool:
         return handle.read(2) == b"\x1f\x8b"
 
 
+def check_on_sequence(
+    where: str,
+    seqid: str,
+    end: int,
+    lengths: dict[str, int],
+    *,
+    what: str = "sequence",
+    feature: str = "feature",
+) -> None:
+    """Raise ``where: ...`` unless ``seqid`` is a FASTA sequence and ``end`` lies inside it."""
+    if seqid not in lengths:
+        known = ", ".join(list(lengths)[:5])
+        more = ", ..." if len(lengths) > 5 else ""
+        raise InputError(
+            f"{where}: {what} {seqid!r} is not in the FASTA (FASTA has: {known}{more})"
+        )
+    if end > lengths[seqid]:
+        raise InputError(
+            f"{where}: {feature} ends at {end}, beyond the end of {seqid} (length {lengths[seqid]})"
+        )
+
+
 class Genome:
     """Sequences of a FASTA: ``lengths`` and ``fetch(name, start, end)`` (0-based, half-open).
 

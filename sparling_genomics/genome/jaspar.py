@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
+from .pwm import information_content
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,7 @@ class Motif:
 
     def information(self) -> np.ndarray:
         """Information content (bits) of each column."""
-        p = np.clip(self.pwm, 1e-12, 1.0)
-        return 2.0 + (p * np.log2(p)).sum(0)
+        return information_content(self.pwm.T)
 
 
 def load_jaspar_motifs(

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from .annotation import Transcript
+from .fasta import check_on_sequence
 from .sequence import decode, reverse_complement_codes
 
 SITE_KINDS = ("acceptor", "donor", "tss", "polya", "start_codon", "stop_codon")
@@ -126,17 +127,9 @@ def read_bed(path: Path, lengths: dict[str, int]) -> list[BedRecord]:
                 raise InputError(
                     f"{path}:{number}: bad interval {start}-{end} (0-based, half-open)"
                 )
-            if chrom not in lengths:
-                known = ", ".join(list(lengths)[:5])
-                raise InputError(
-                    f"{path}:{number}: chromosome {chrom!r} is not in the FASTA "
-                    f"(FASTA has: {known})"
-                )
-            if end > lengths[chrom]:
-                raise InputError(
-                    f"{path}:{number}: interval ends at {end}, beyond the end of {chrom} "
-                    f"(length {lengths[chrom]})"
-                )
+            check_on_sequence(
+                f"{path}:{number}", chrom, end, lengths, what="chromosome", feature="interval"
+            )
             name = cols[3].strip()
             if not name:
                 raise InputError(f"{path}:{number}: empty name (class) column")

@@ -125,6 +125,20 @@ class SpatialSparsity(nn.Module):
         self._pending: list[torch.Tensor] = []
         self._pending_elements = 0
 
+    @classmethod
+    def from_config(cls, channels: int, density: float, options: dict) -> SpatialSparsity:
+        """The layer described by a task config's ``model.sparse`` mapping."""
+        return cls(
+            channels,
+            float(density),
+            affine=bool(options["affine"]),
+            momentum=float(options["momentum"]),
+            min_hits=float(options["min_hits"]),
+            per_channel=bool(options["per_channel"]),
+            peak_window=int(options["peak_window"]),
+            peak_below=float(options["peak_below"]),
+        )
+
     # -- density -------------------------------------------------------------------------
     @property
     def density(self) -> float:

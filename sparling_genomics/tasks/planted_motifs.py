@@ -268,21 +268,8 @@ class PlantedMotifsTask(Task):
             unit_kernel=int(m["unit_kernel"]),
             reverse_complement=bool(m["reverse_complement"]),
         )
-        s = m["sparse"]
-        layer = (
-            SpatialSparsity(
-                k,
-                float(self.config["annealing"]["start_density"]),
-                affine=bool(s["affine"]),
-                momentum=float(s["momentum"]),
-                min_hits=float(s["min_hits"]),
-                per_channel=bool(s["per_channel"]),
-                peak_window=int(s["peak_window"]),
-                peak_below=float(s["peak_below"]),
-            )
-            if sparse
-            else None
-        )
+        start = self.config["annealing"]["start_density"]
+        layer = SpatialSparsity.from_config(k, start, m["sparse"]) if sparse else None
         h = CTCSequenceHead1D(
             k,
             len(self.motifs),

@@ -2,16 +2,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sparling_genomics.export.motifs import (
-    collect_sites,
-    consensus,
-    has_dinucleotide,
-    information_content,
-    merge_sites,
-    probability_matrix,
-    site_windows,
-    trim,
-)
+from sparling_genomics.export.motifs import collect_sites, merge_sites, site_windows
 from sparling_genomics.genome.sequence import encode, one_hot
 
 
@@ -21,21 +12,6 @@ def test_site_windows_are_centred_and_zero_padded():
     assert w.shape == (2, 4, 5)
     assert w[0, :, :2].sum() == 0  # beyond the left end
     assert "".join("ACGT"[i] for i in w[1].argmax(0)) == "TACGT"  # positions 3..7
-
-
-def test_pwm_information_and_consensus():
-    seqs = ["GTAAG"] * 9 + ["GCAAG"]
-    windows = np.stack([one_hot(encode(s)) for s in seqs])
-    probs = probability_matrix(windows, pseudocount=0.0)
-    assert np.allclose(probs.sum(1), 1) and probs[1, 3] == 0.9
-    ic = information_content(probs)
-    assert abs(ic[0] - 2.0) < 1e-6 and 1.5 < ic[1] < 1.6  # 2 - H(0.9, 0.1) = 1.53
-    assert consensus(probs) == "GTAAG"
-    assert has_dinucleotide(probs, "GT") and not has_dinucleotide(probs, "GT", min_bits=1.6)
-    uniform = np.full((3, 4), 0.25)
-    assert consensus(uniform) == "nnn" and trim(uniform) == (0, 3)
-    padded = np.vstack([uniform, probs, uniform])
-    assert trim(padded) == (3, 8)
 
 
 class _Fixed(nn.Module):

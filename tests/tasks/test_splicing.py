@@ -55,21 +55,15 @@ def test_missing_dataset_is_a_config_error():
         SplicingTask(config, 0)
 
 
+def _train_tiny(cli, dataset, run, *extra):
+    result = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", dataset,
+                 "--out", run, "--no-progress", *extra)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+
+
 def test_tiny_end_to_end_train_and_evaluate(cli, tiny_dataset, tmp_path):
     run = tmp_path / "run"
-    result = cli(
-        "train",
-        "--task",
-        "splicing",
-        "--preset",
-        "tiny",
-        "--dataset",
-        tiny_dataset,
-        "--out",
-        run,
-        "--no-progress",
-    )
-    assert result.returncode == 0, result.stderr
+    _train_tiny(cli, tiny_dataset, run)
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["task"] == "splicing"
     for name in ("acceptor", "donor"):
@@ -88,20 +82,7 @@ def test_tiny_end_to_end_train_and_evaluate(cli, tiny_dataset, tmp_path):
 
 def test_baseline_trains_without_annealing(cli, tiny_dataset, tmp_path):
     run = tmp_path / "base"
-    result = cli(
-        "train",
-        "--task",
-        "splicing",
-        "--preset",
-        "tiny",
-        "--dataset",
-        tiny_dataset,
-        "--baseline",
-        "--out",
-        run,
-        "--no-progress",
-    )
-    assert result.returncode == 0, result.stderr
+    _train_tiny(cli, tiny_dataset, run, "--baseline")
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["density"] is None and metrics["annealing"]["enabled"] is False
     assert metrics["stopped_by"] == "max_samples"

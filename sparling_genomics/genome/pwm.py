@@ -1,0 +1,54 @@
+"""Position probability matrices ``(width, 4)``: from counts, information, consensus, trim.
+
+Information is in bits against a uniform background, as sequence logos show it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .sequence import ALPHABET
+
+
+def probability_matrix(windows: np.ndarray, pseudocount: float = 0.1) -> np.ndarray:
+    """(width, 4) base probabilities of one-hot site windows ``(n, 4, width)``."""
+    counts = windows.sum(axis=0).T.astype(np.float64) + pseudocount
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def information_content(probs: np.ndarray) -> np.ndarray:
+    """Bits per position against a uniform background: 2 + sum p log2 p."""
+    p = np.clip(probs, 1e-12, 1.0)
+    return 2.0 + (p * np.log2(p)).sum(axis=1)
+
+
+def consensus(probs: np.ndarray, *, strong: float = 1.0, weak: float = 0.5) -> str:
+    """Most likely base per position: upper case at >= ``strong`` bits, lower case at >=
+    ``weak`` bits, ``n`` below."""
+    ic = information_content(probs)
+    out = []
+    for row, bits in zip(probs, ic):
+        base = ALPHABET[int(np.argmax(row))]
+        out.append(base if bits >= strong else base.lower() if bits >= weak else "n")
+    return "".join(out)
+
+
+def trim(probs: np.ndarray, min_bits: float = 0.25) -> tuple[int, int]:
+    """[start, end) of ``probs`` without low-information flanks (whole matrix if none pass)."""
+    keep = np.flatnonzero(information_content(probs) >= min_bits)
+    if len(keep) == 0:
+        return 0, len(probs)
+    return int(keep[0]), int(keep[-1]) + 1
+
+
+def has_dinucleotide(probs: np.ndarray, pair: str, min_bits: float = 1.5) -> bool:
+    """Whether two adjacent positions are ``pair`` (argmax bases) with >= ``min_bits`` each."""
+    ic = information_content(probs)
+    best = [ALPHABET[int(i)] for i in probs.argmax(axis=1)]
+    return any(
+        best[i] == pair[0]
+        and best[i + 1] == pair[1]
+        and ic[i] >= min_bits
+        and ic[i + 1] >= min_bits
+        for i in range(len(best) - 1)
+    )
