@@ -1,0 +1,28 @@
+import numpy as np
+from PIL import Image
+
+from sparling_genomics.export.formats import ExportedMotif
+from sparling_genomics.export.logos import information_frame, write_logos
+
+
+def test_information_frame_heights():
+    probs = np.array([[1.0, 0, 0, 0], [0.25, 0.25, 0.25, 0.25]])
+    df = information_frame(probs)
+    assert list(df.columns) == list("ACGT")
+    assert np.isclose(df.iloc[0].sum(), 2.0, atol=1e-3) and np.isclose(df.iloc[1].sum(), 0.0)
+
+
+def test_logos_png_svg_and_sheet(tmp_path):
+    rng = np.random.default_rng(1)
+    motifs = [
+        ExportedMotif(f"m{i}", rng.dirichlet(np.ones(4) * 0.2, size=6), nsites=10 + i)
+        for i in range(3)
+    ]
+    out = write_logos(tmp_path, motifs)
+    assert [p.name for p in out["png"]] == ["m0.png", "m1.png", "m2.png"]
+    for path in out["png"] + out["sheet"]:
+        with Image.open(path) as img:
+            img.verify()
+    for path in out["svg"]:
+        assert path.read_text().lstrip().startswith("<?xml") and "</svg>" in path.read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
