@@ -72,13 +72,35 @@ class DatasetSpec:
             raise InputError("val_fraction + test_fraction must lie in [0, 1)")
 
 
+class LabelTrack:
+    """Labelled intervals of one (sequence, strand), kept sparse: memory grows with the
+    number of labels, not with the sequence length (a human chromosome is 250 Mb)."""
+
+    def __init__(self, intervals: list[tuple[int, int, int]]) -> None:
+        rows = sorted(intervals)
+        self.starts = np.array([r[0] for r in rows], dtype=np.int64)
+        self.ends = np.array([r[1] for r in rows], dtype=np.int64)
+        self.classes = np.array([r[2] for r in rows], dtype=np.int8)
+        self.longest = int((self.ends - self.starts).max()) if rows else 0
+
+    def fill(self, y: np.ndarray, start: int, end: int) -> None:
+        """Write the labels inside [start, end) into ``y`` (``y[0]`` is ``start``); later
+        intervals overwrite earlier ones where they overlap."""
+        lo = np.searchsorted(self.starts, start - self.longest, side="left")
+        hi = np.searchsorted(self.starts, end, side="left")
+        for s, e, c in zip(self.starts[lo:hi], self.ends[lo:hi], self.classes[lo:hi]):
+            a, b = max(int(s), start), min(int(e), end)
+            if a < b:
+                y[a - start : b - start] = c
+
+
 @dataclass
 class _Plan:
     """Windows to cut, label tracks to cut them from, and block boundaries."""
 
     classes: list[str]
     windows: list[tuple[str, int, int, int, int]]  # (seqid, strand, start, split, span end)
-    tracks: dict[tuple[str, int], np.ndarray]  # (seqid, strand) -> int8 labels, genome order
+    tracks: dict[tuple[str, int], LabelTrack]  # (seqid, strand) -> labelled intervals
     boundaries: dict[str, list[int]]
     summary: dict
 
@@ -126,29 +148,26 @@ def plan_from_annotation(genome: Genome, annotation_path: Path, spec: DatasetSpe
         raise InputError(f"{annotation_path}: no protein-coding transcripts with exons")
     classes = ["none", *spec.kinds]
     code = {k: i + 1 for i, k in enumerate(spec.kinds)}
-    tracks: dict[tuple[str, int], np.ndarray] = {}
     spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    labelled: dict[tuple[str, int], dict[int, int]] = {}
     sites = []
     collisions = 0
     for t in selected:
         key = (t.seqid, 1 if t.strand == "+" else -1)
         spans.setdefault(key, []).append((t.start, t.end))
-    for key, intervals in spans.items():
-        track = np.full(genome.lengths[key[0]], -1, dtype=np.int8)
-        for s, e in intervals:
-            track[s:e] = 0
-        tracks[key] = track
-    for t in selected:
-        track = tracks[(t.seqid, 1 if t.strand == "+" else -1)]
+        at = labelled.setdefault(key, {})
         for site in transcript_sites(t, spec.kinds, gtf=gtf):
-            if not 0 <= site.position < len(track):
+            if not 0 <= site.position < genome.lengths[t.seqid]:
                 continue
-            current = track[site.position]
-            if current > 0:
+            current = at.get(site.position)
+            if current is not None:
                 collisions += int(current != code[site.kind])
                 continue  # the same site from another transcript, or two kinds at one base
-            track[site.position] = code[site.kind]
+            at[site.position] = code[site.kind]
             sites.append(site)
+    tracks = {
+        key: LabelTrack([(p, p + 1, c) for p, c in labelled.get(key, {}).items()]) for key in spans
+    }
     windows, boundaries = [], {}
     for seqid in sorted({k[0] for k in spans}):
         both = spans.get((seqid, 1), []) + spans.get((seqid, -1), [])
@@ -183,7 +202,7 @@ def plan_from_bed(genome: Genome, bed_path: Path, spec: DatasetSpec) -> _Plan:
     classes = ["none", *names]
     code = {n: i + 1 for i, n in enumerate(names)}
     rng = np.random.default_rng(spec.seed)
-    tracks: dict[tuple[str, int], np.ndarray] = {}
+    tracks: dict[tuple[str, int], LabelTrack] = {}
     windows, boundaries = [], {}
     w = spec.window
     by_seq: dict[str, list] = {}
@@ -205,10 +224,7 @@ def plan_from_bed(genome: Genome, bed_path: Path, spec: DatasetSpec) -> _Plan:
             mine = [r for r in recs if (r.strand == "-") == (strand == -1)]
             if not mine:
                 continue
-            track = np.zeros(length, dtype=np.int8)
-            for r in mine:
-                track[r.start : r.end] = code[r.name]
-            tracks[(seqid, strand)] = track
+            tracks[(seqid, strand)] = LabelTrack([(r.start, r.end, code[r.name]) for r in mine])
             tiles = sorted({t for r in mine for t in range(r.start // w, (r.end - 1) // w + 1)})
             labelled_tiles += len(tiles)
             used.update(tiles)
@@ -220,8 +236,7 @@ def plan_from_bed(genome: Genome, bed_path: Path, spec: DatasetSpec) -> _Plan:
         free = np.setdiff1d(np.arange(n_tiles), np.array(sorted(used), dtype=np.int64))
         n_background = min(len(free), int(round(spec.background_ratio * len(used))))
         if n_background:
-            if (seqid, 1) not in tracks:
-                tracks[(seqid, 1)] = np.zeros(length, dtype=np.int8)
+            tracks.setdefault((seqid, 1), LabelTrack([]))
             for t in np.sort(rng.choice(free, n_background, replace=False)):
                 start = int(t) * w
                 windows.append((seqid, 1, start, _block(start, bounds), min(length, start + w)))
@@ -239,11 +254,11 @@ def _cut(genome: Genome, plan: _Plan, spec: DatasetSpec, index: int):
     seqid, strand, start, _, span_end = plan.windows[index]
     half = spec.context // 2
     codes = genome.fetch(seqid, start - half, start + spec.window + half)
-    track = plan.tracks[(seqid, strand)]
     y = np.full(spec.window, -1, dtype=np.int8)
     # Only the window's own cluster: a position is labelled in exactly one window.
     end = min(start + spec.window, span_end)
-    y[: end - start] = track[start:end]
+    y[: end - start] = 0
+    plan.tracks[(seqid, strand)].fill(y, start, end)
     if strand == -1:
         codes = reverse_complement_codes(codes)
         y = y[::-1].copy()
