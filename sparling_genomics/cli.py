@@ -215,6 +215,85 @@ def evaluate(run, split, dataset_path, out, device) -> None:
     click.echo(json.dumps(metrics, indent=2))
 
 
+@main.command()
+@click.option("--model", "run", required=True, type=click.Path(path_type=Path),
+              help="Run directory of a trained model.")  # fmt: skip
+@click.option("--out", type=click.Path(path_type=Path), help="Folder (default: RUN/motifs).")
+@click.option("--split", type=click.Choice(["val", "test"]), default="test", show_default=True)
+@click.option("--min-sites", default=10, show_default=True, help="Fewer sites: silent channel.")
+@click.option("--jaspar-release", default="JASPAR2026", show_default=True)
+@click.option("--jaspar-collection", default="CORE", show_default=True)
+@click.option("--jaspar-tax-group", default="plants", show_default=True,
+              help="JASPAR taxonomic group ('' for all).")  # fmt: skip
+@click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
+def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
+           device) -> None:  # fmt: skip
+    """Motifs of a trained model: PWM files, logos, JASPAR names (Tomtom)."""
+    from .export.run_motifs import export_run_motifs
+
+    summary = export_run_motifs(
+        run,
+        out,
+        split=split,
+        min_sites=min_sites,
+        jaspar={
+            "release": jaspar_release,
+            "collection": jaspar_collection,
+            "tax_group": jaspar_tax_group or None,
+        },  # fmt: skip
+        device=device,
+    )
+    for m in summary["motifs"]:
+        click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")
+    control = summary["shuffled_control"]
+    click.echo(
+        f"{len(summary['motifs'])} motifs, {len(summary['silent_channels'])} silent channels; "
+        f"shuffled control: {control.get('false_matches', 0)} of {control.get('motifs', 0)} "
+        "named at q < 0.05"
+    )
+
+
+@main.command()
+@click.option(
+    "--model",
+    "run",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Run directory of a trained model (with RUN/motifs from `export`).",
+)
+@click.option(
+    "--fasta",
+    type=click.Path(path_type=Path),
+    help="Sequences to scan (default: the run's reference genome).",
+)
+@click.option("--reference", help="Named reference to scan instead of --fasta.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option(
+    "--motifs",
+    "motifs_dir",
+    type=click.Path(path_type=Path),
+    help="Folder written by `export` (default RUN/motifs).",
+)
+@click.option("--chunk", default=200_000, show_default=True, help="Bases per chunk.")
+@click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
+@click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
+def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> None:  # fmt: skip
+    """Motif sites genome-wide: BED9 (+ .track), bigBed, per-motif activation bigWig."""
+    import json
+
+    from .errors import InputError
+    from .export.scan import scan_run_to_tracks
+    from .genome.references import DEFAULT_REFERENCE, load_reference
+
+    if fasta and reference:
+        raise InputError("give --fasta or --reference, not both")
+    if not fasta:
+        fasta = load_reference(reference or DEFAULT_REFERENCE).fasta
+    result = scan_run_to_tracks(run, fasta, out, motifs_dir=motifs_dir, chunk=chunk,
+                                device=device, bigwig=not no_bigwig)  # fmt: skip
+    click.echo(json.dumps(result, indent=2))
+
+
 def _summary_line(metrics: dict) -> str:
     e2e = metrics["e2e"]
     parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]

@@ -29,6 +29,7 @@ class ExportedMotif:
     nsites: int
     name: str = ""  # alt name: a significant JASPAR match, else the consensus
     channel: int = -1
+    offset: int = 0  # first position kept by trimming, within the channel's site window
 
     @property
     def consensus(self) -> str:

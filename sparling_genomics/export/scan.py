@@ -1,0 +1,198 @@
+"""Genome scanning: run ``g`` and the sparse layer over every sequence of a FASTA.
+
+Each sequence is streamed in chunks that overlap by a halo of (receptive field / 2 + the
+sparse layer's peak window), so a chunk's kept centre is computed exactly as over the whole
+sequence; positions beyond the sequence ends are N (all-zero one-hot). Both strands are
+scanned: the plus strand as is, the minus strand as the reverse complement (read 5'->3' on that
+strand, as minus-strand genes are in the splicing datasets), mapped back to plus coordinates.
+Runs of N produce no sites (an all-N receptive field gives g a constant; the site must also
+lie on an A/C/G/T base).
+
+Sites are positions where a channel's sparse activation is non-zero, in 0-based sequence
+coordinates (never window-relative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..genome.fasta import Genome
+from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
+
+
+@dataclass
+class SiteTable:
+    """Sites of one sequence as parallel arrays (position = the activation's base)."""
+
+    seqid: str
+    position: np.ndarray  # int64
+    channel: np.ndarray  # int16
+    strand: np.ndarray  # int8: +1 / -1
+    score: np.ndarray  # float32
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+
+def halo_of(model) -> int:
+    rf = int(model.g.receptive_field)
+    peak = 0
+    if (
+        model.sparse is not None
+        and model.sparse.peak_window
+        and (model.sparse.density <= model.sparse.peak_below)
+    ):
+        peak = int(model.sparse.peak_window)
+    return rf // 2 + peak + 1
+
+
+@torch.no_grad()
+def _strand_activations(model, codes: np.ndarray, device) -> np.ndarray:
+    """Sparse activations ``(K, len)`` of one strand's codes (read left to right)."""
+    x = torch.from_numpy(one_hot(codes)[None]).to(device)
+    z = model.g.scan(x)
+    m = z if model.sparse is None else model.sparse(z)
+    return m[0].float().cpu().numpy()
+
+
+@torch.no_grad()
+def scan_codes(
+    model, seqid: str, codes: np.ndarray, *, chunk: int = 200_000, device=None
+) -> Iterator[tuple[SiteTable, int, np.ndarray, np.ndarray]]:
+    """Per chunk: its sites, the chunk start and the per-channel max-over-strands activation
+    of the chunk (for bigWig), as ``(sites, start, plus, minus)``."""
+    device = device or next(model.parameters()).device
+    model.eval()
+    halo = halo_of(model)
+    length = len(codes)
+    padded = np.concatenate(
+        [np.full(halo, N_CODE, np.uint8), codes, np.full(halo + chunk, N_CODE, np.uint8)]
+    )
+    for start in range(0, length, chunk):
+        end = min(start + chunk, length)
+        piece = padded[start : end + 2 * halo]  # covers [start - halo, end + halo)
+        plus = _strand_activations(model, piece, device)[:, halo : halo + end - start]
+        rc = _strand_activations(model, reverse_complement_codes(piece), device)
+        minus = rc[:, ::-1][:, halo : halo + end - start]
+        base_ok = codes[start:end] != N_CODE
+        parts = []
+        for sign, m in ((1, plus), (-1, minus)):
+            c, p = np.nonzero((m > 0) & base_ok[None, :])
+            parts.append((p + start, c, np.full(len(p), sign, np.int8), m[c, p]))
+        sites = SiteTable(
+            seqid,
+            np.concatenate([q[0] for q in parts]).astype(np.int64),
+            np.concatenate([q[1] for q in parts]).astype(np.int16),
+            np.concatenate([q[2] for q in parts]),
+            np.concatenate([q[3] for q in parts]).astype(np.float32),
+        )
+        yield sites, start, plus, minus
+
+
+def scan_genome(model, genome: Genome, *, chunk: int = 200_000, device=None,
+                on_chunk=None) -> list[SiteTable]:  # fmt: skip
+    """Sites of every sequence of ``genome``; ``on_chunk(seqid, start, plus, minus)`` sees
+    each chunk's activations (to stream a bigWig) without keeping them."""
+    tables = []
+    for seqid in genome.lengths:
+        codes = genome.sequence(seqid)
+        parts = []
+        for sites, start, plus, minus in scan_codes(model, seqid, codes, chunk=chunk,
+                                                    device=device):  # fmt: skip
+            parts.append(sites)
+            if on_chunk is not None:
+                on_chunk(seqid, start, plus, minus)
+        tables.append(
+            SiteTable(
+                seqid,
+                np.concatenate([p.position for p in parts]),
+                np.concatenate([p.channel for p in parts]),
+                np.concatenate([p.strand for p in parts]),
+                np.concatenate([p.score for p in parts]),
+            )
+        )
+    return tables
+
+
+def scan_run_to_tracks(
+    run,
+    fasta,
+    out,
+    *,
+    motifs_dir=None,
+    chunk: int = 200_000,
+    device: str | None = None,
+    bigwig: bool = True,
+) -> dict:
+    """Scan ``fasta`` with run ``run``'s model; write BED9 (+ .track), bigBed and per-motif
+    bigWigs to ``out``. Motifs (ids, names, trimmed spans) come from ``motifs_dir``
+    (default ``RUN/motifs``, made by ``export``)."""
+    import json
+    import time
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..train.loading import load_run
+    from .formats import ExportedMotif, read_meme_motifs
+    from .tracks import bed_lines, write_bed, write_bigbed, write_bigwig
+
+    run, out = Path(run), Path(out)
+    motifs_dir = Path(motifs_dir) if motifs_dir else run / "motifs"
+    summary_path = motifs_dir / "motifs.json"
+    if not summary_path.is_file():
+        raise InputError(f"{motifs_dir}: no motifs.json; run `sparling-genomics export` first")
+    summary = json.loads(summary_path.read_text())
+    meme = read_meme_motifs(motifs_dir / "motifs.meme")
+    _, _, model, torch_device = load_run(run, device=device)
+    genome = Genome(fasta)
+    rf = int(model.g.receptive_field)
+    motifs, offsets = [], {}
+    for entry, probs in zip(summary["motifs"], meme.values()):
+        motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
+                                    (entry["name"] or "").replace(" ", "_"),
+                                    entry["channel"], entry["offset"]))  # fmt: skip
+        offsets[entry["channel"]] = int(entry["offset"])
+    out.mkdir(parents=True, exist_ok=True)
+    began = time.perf_counter()
+    keep = {m.channel for m in motifs}
+    wig_chunks: dict[int, list] = {c: [] for c in keep} if bigwig else {}
+
+    def on_chunk(seqid, start, plus, minus):
+        if bigwig:
+            both = np.maximum(plus, minus)
+            for c in keep:
+                nz = np.flatnonzero(both[c] > 0)
+                if len(nz):
+                    wig_chunks[c].append((seqid, start + nz, both[c, nz].astype(np.float32)))
+
+    tables = scan_genome(model, genome, chunk=chunk, device=torch_device, on_chunk=on_chunk)
+    scan_seconds = time.perf_counter() - began
+    rows = bed_lines(tables, motifs, offsets, rf, genome.lengths)
+    order = list(genome.lengths)
+    bed = write_bed(out / "motif_sites.bed", rows, order, track_name=f"sparling {run.name}")
+    write_bigbed(out / "motif_sites.bb", bed, genome.lengths)
+    wigs = []
+    if bigwig:
+        for m in motifs:
+
+            def intervals(chunks=wig_chunks[m.channel]):
+                for seqid, pos, val in chunks:
+                    for p, v in zip(pos.tolist(), val.tolist()):
+                        yield seqid, p, p + 1, v
+
+            wigs.append(write_bigwig(out / f"{m.id}.bw", genome.lengths, intervals()))
+    result = {
+        "run": str(run),
+        "fasta": str(fasta),
+        "sequences": len(genome.lengths),
+        "bases": int(sum(genome.lengths.values())),
+        "sites": int(sum(len(t) for t in tables)),
+        "bed_rows": len(rows),
+        "scan_seconds": round(scan_seconds, 2),
+        "files": [bed.name, bed.name + ".track", "motif_sites.bb", *[w.name for w in wigs]],
+    }
+    return result
