@@ -1,0 +1,68 @@
+"""Genome scanning: chunking is exact, both strands, genome coordinates, N runs."""
+
+import numpy as np
+import pytest
+import torch
+
+from sparling_genomics.export.scan import scan_codes
+from sparling_genomics.genome.sequence import N_CODE, one_hot, reverse_complement_codes
+from sparling_genomics.models.motif import MotifModel1D
+from sparling_genomics.models.sparling import SparlingModel
+from sparling_genomics.sparsity.layer import SpatialSparsity
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    g = MotifModel1D(4, hidden=8, first_kernel=9, residual_units=1, unit_kernel=3,
+                     reverse_complement=False)  # fmt: skip
+    sparse = SpatialSparsity(4, 0.005, peak_window=3, peak_below=0.01)
+    m = SparlingModel(g, sparse, torch.nn.Identity())
+    # Calibrate thresholds and BN statistics on random DNA, then freeze (eval mode).
+    for module in g.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.momentum = None  # cumulative average: converged after a few batches
+    m.train()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        m.motifs(torch.from_numpy(one_hot(rng.integers(0, 4, (8, 2000)).astype(np.uint8))))
+    return m.eval()
+
+
+def _all(model, codes, chunk):
+    parts = list(scan_codes(model, "s", codes, chunk=chunk))
+    pos = np.concatenate([p[0].position for p in parts])
+    strand = np.concatenate([p[0].strand for p in parts])
+    chan = np.concatenate([p[0].channel for p in parts])
+    order = np.lexsort((chan, strand, pos))
+    return pos[order], strand[order], chan[order]
+
+
+def test_chunked_scan_equals_whole_sequence_scan(model):
+    codes = np.random.default_rng(1).integers(0, 4, 5000).astype(np.uint8)
+    whole = _all(model, codes, 10_000)
+    for chunk in (333, 1000):
+        got = _all(model, codes, chunk)
+        assert all(np.array_equal(a, b) for a, b in zip(whole, got))
+    assert len(whole[0]) > 0 and set(whole[1]) == {1, -1}
+
+
+def test_plus_strand_sites_are_the_motif_layer_and_minus_is_the_reverse_complement(model):
+    codes = np.random.default_rng(2).integers(0, 4, 3000).astype(np.uint8)
+    pos, strand, chan = _all(model, codes, 10_000)
+    m = model.motifs(torch.from_numpy(one_hot(codes)[None])).detach().numpy()[0]
+    c, p = np.nonzero(m > 0)
+    assert set(zip(p.tolist(), c.tolist())) == set(zip(pos[strand == 1].tolist(),
+                                                       chan[strand == 1].tolist()))  # fmt: skip
+    rc = reverse_complement_codes(codes)
+    m_rc = model.motifs(torch.from_numpy(one_hot(rc)[None])).detach().numpy()[0]
+    c, p = np.nonzero(m_rc > 0)
+    mapped = set(zip((len(codes) - 1 - p).tolist(), c.tolist()))
+    assert mapped == set(zip(pos[strand == -1].tolist(), chan[strand == -1].tolist()))
+
+
+def test_n_runs_give_no_sites(model):
+    codes = np.random.default_rng(3).integers(0, 4, 3000).astype(np.uint8)
+    codes[1000:2000] = N_CODE
+    pos, _, _ = _all(model, codes, 700)
+    assert not ((pos >= 1000) & (pos < 2000)).any()
