@@ -1,11 +1,12 @@
 """Names for discovered motifs: Tomtom (memelite) against a JASPAR collection from pyjaspar.
 
 Statistics, as Tomtom reports them: a p-value per (motif, database motif) pair, E = p x the
-number of database motifs, and q-values by Benjamini-Hochberg over all pairs of the run. A
+number of database motifs, and q-values by Benjamini-Hochberg over each motif's matches to
+the whole database (per query, as Tomtom does: strong matches of other motifs must not make a
+weak one look significant). A
 motif is *named* only if its best match has q < ``q_threshold`` (0.05); otherwise it stays
 unnamed, whatever its nearest neighbour is. As a control, every motif is also matched with its
-columns shuffled (same letters per column, positions permuted; a seeded shuffle), in its own
-BH family; the fraction of shuffled copies that would have been named is the false-match rate.
+columns shuffled (same letters per column, positions permuted; a seeded shuffle); the fraction of shuffled copies that would have been named is the false-match rate.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def name_motifs(
     if not motifs:
         return {"matches": [], "best": {}, "named": {}, "control": {"motifs": 0}}
     p, offsets, overlaps, strands = _tomtom([m.probs for m in motifs], targets)
-    q = benjamini_hochberg(p)
+    q = np.stack([benjamini_hochberg(row) for row in p])
     e = p * len(targets)
     matches, best, named = [], {}, {}
     for i, m in enumerate(motifs):
@@ -142,7 +143,7 @@ def name_motifs(
     rng = np.random.default_rng(seed)
     shuffled = [shuffle_columns(m.probs, rng) for m in motifs]
     cp, *_ = _tomtom(shuffled, targets)
-    cq = benjamini_hochberg(cp)
+    cq = np.stack([benjamini_hochberg(row) for row in cp])
     false_named = int((cq.min(axis=1) < q_threshold).sum())
     control = {
         "motifs": len(motifs),
