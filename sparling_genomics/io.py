@@ -19,6 +19,7 @@ def atomic_write(path: Path, write: Callable[[IO], Any], mode: str = "w") -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
         with os.fdopen(fd, mode) as handle:
             write(handle)
             handle.flush()
@@ -27,6 +28,12 @@ def atomic_write(path: Path, write: Callable[[IO], Any], mode: str = "w") -> Non
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -2,7 +2,8 @@
 
 BED9 (0-based, half-open): chrom, start, end (the motif's trimmed span on the site's strand),
 name (motif id, plus its JASPAR name when significant), score (0-1000: the activation over the
-channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base),
+channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base,
+when inside the span),
 itemRgb (one colour per motif). Sorted by bedtools (``pybedtools``) in chromosome order of the
 FASTA, then start. The track line lives in a separate ``.track`` header file, because a bigBed
 source must not carry one. bigBed and bigWig are written with ``pybigtools``; chromosome names
@@ -76,8 +77,11 @@ def bed_lines(
             for s, e, p, st, sc in zip(start, end, sub.position, sub.strand, scores):
                 if e <= s:
                     continue
+                # Thick part: the activation's base when it lies inside the motif span
+                # (a trimmed motif need not cover it); otherwise none (thickStart = thickEnd).
+                ts, te = (int(p), int(p) + 1) if s <= p < e else (int(s), int(s))
                 rows.append((t.seqid, int(s), int(e),
-                             f"{name}\t{int(sc)}\t{'+' if st == 1 else '-'}\t{int(p)}\t{int(p) + 1}"
+                             f"{name}\t{int(sc)}\t{'+' if st == 1 else '-'}\t{ts}\t{te}"
                              f"\t{colours[c]}"))  # fmt: skip
     return rows
 
@@ -124,7 +128,7 @@ def write_bigbed(path: Path, bed: Path, lengths: dict[str, int]) -> Path:
     import pybigtools
 
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")  # pybigtools wants the extension
 
     def entries():
         with open(bed) as handle:
@@ -146,7 +150,7 @@ def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path:
     import pybigtools
 
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")  # pybigtools wants the extension
     try:
         writer = pybigtools.open(str(tmp), "w")
         writer.write(lengths, intervals)

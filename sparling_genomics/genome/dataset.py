@@ -299,6 +299,7 @@ def build_dataset(
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
+    os.chmod(tmp, 0o644)
     try:
         with h5py.File(tmp, "w") as h5:
             chunk = (min(16, n), 4, width)
