@@ -2,11 +2,12 @@
 
 Statistics, as Tomtom reports them: a p-value per (motif, database motif) pair, E = p x the
 number of database motifs, and q-values by Benjamini-Hochberg over each motif's matches to
-the whole database (per query, as Tomtom does: strong matches of other motifs must not make a
-weak one look significant). A
-motif is *named* only if its best match has q < ``q_threshold`` (0.05); otherwise it stays
-unnamed, whatever its nearest neighbour is. As a control, every motif is also matched with its
-columns shuffled (same letters per column, positions permuted; a seeded shuffle); the fraction of shuffled copies that would have been named is the false-match rate.
+the whole database (per query, as Tomtom does: strong matches of other motifs must not make
+a weak one look significant). A motif is *named* only if its best match has q <
+``q_threshold`` (0.05); otherwise it stays unnamed, whatever its nearest neighbour is. As a
+control, every motif is also matched with its columns shuffled (same letters per column,
+positions permuted; a seeded shuffle); the fraction of shuffled copies that would have been
+named is the false-match rate.
 """
 
 from __future__ import annotations
