@@ -56,6 +56,15 @@ def _overrides(seed, device, sets) -> list[dict]:
     return overrides
 
 
+_model_option = click.option(
+    "--model", "run", required=True, type=click.Path(path_type=Path),
+    help="Run directory of a trained model.",
+)  # fmt: skip
+_split_option = click.option(
+    "--split", type=click.Choice(["val", "test"]), default="test", show_default=True
+)
+
+
 @main.command()
 @click.option("--reference", help="Named reference (reference/NAME.yaml) or a manifest path.")
 @click.option("--fasta", type=click.Path(path_type=Path), help="Genome FASTA (plain or gzip).")
@@ -186,14 +195,8 @@ def train(
 
 
 @main.command()
-@click.option(
-    "--model",
-    "run",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Run directory of a trained model.",
-)
-@click.option("--split", type=click.Choice(["val", "test"]), default="test", show_default=True)
+@_model_option
+@_split_option
 @click.option(
     "--dataset",
     "dataset_path",
@@ -216,10 +219,9 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 
 
 @main.command()
-@click.option("--model", "run", required=True, type=click.Path(path_type=Path),
-              help="Run directory of a trained model.")  # fmt: skip
+@_model_option
 @click.option("--out", type=click.Path(path_type=Path), help="Folder (default: RUN/motifs).")
-@click.option("--split", type=click.Choice(["val", "test"]), default="test", show_default=True)
+@_split_option
 @click.option("--min-sites", default=10, show_default=True, help="Fewer sites: silent channel.")
 @click.option("--jaspar-release", default="JASPAR2026", show_default=True)
 @click.option("--jaspar-collection", default="CORE", show_default=True)
