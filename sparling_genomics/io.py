@@ -8,26 +8,37 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 
-def atomic_write(path: Path, write: Callable[[IO], Any], mode: str = "w") -> None:
-    """Call ``write(handle)`` on a temp file beside ``path``, fsync, then rename onto it."""
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temp path beside ``path`` (same extension: some writers, e.g. pybigtools, go by
+    it) that becomes ``path`` when the block ends without error, and is removed otherwise.
+    For writers that take a file name (h5py, pybigtools, bedtools)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}",
+                                dir=path.parent)  # fmt: skip
+    os.close(fd)
+    tmp = Path(name)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
-        with os.fdopen(fd, mode) as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield tmp
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write(path: Path, write: Callable[[IO], Any], mode: str = "w") -> None:
+    """Call ``write(handle)`` on a temp file beside ``path``, fsync, then rename onto it."""
+    with atomic_path(path) as tmp, open(tmp, mode) as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _umask() -> int:

@@ -26,8 +26,7 @@ import torch
 
 from ..config import resolve_config
 from ..export.motifs import collect_sites, merge_sites, site_windows
-from ..genome.pwm import consensus, information_content, probability_matrix
-from ..genome.sequence import ALPHABET
+from ..genome.pwm import consensus, dinucleotide_bits, probability_matrix
 from ..io import write_json_atomic
 from ..train.loading import load_run
 from ..train.trainer import train
@@ -74,17 +73,6 @@ def _run(out: Path, config: dict) -> dict:
     return train(config, out, progress=False)
 
 
-def _dinucleotide_bits(probs: np.ndarray, pair: str) -> float:
-    """Best min(bits of first, bits of second) over adjacent positions reading ``pair``."""
-    ic = information_content(probs)
-    a, b = ALPHABET.index(pair[0]), ALPHABET.index(pair[1])
-    best = 0.0
-    for i in range(len(probs) - 1):
-        if probs[i].argmax() == a and probs[i + 1].argmax() == b:
-            best = max(best, float(min(ic[i], ic[i + 1])))
-    return best
-
-
 @torch.no_grad()
 def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> list[dict]:
     """Per motif channel of a Sparling splicing run: sites, PWM consensus, GT/AG bits."""
@@ -122,8 +110,8 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> list[dic
         )
         probs = probability_matrix(windows)
         entry["consensus"] = consensus(probs)
-        entry["gt_bits"] = round(_dinucleotide_bits(probs, "GT"), 3)
-        entry["ag_bits"] = round(_dinucleotide_bits(probs, "AG"), 3)
+        entry["gt_bits"] = round(dinucleotide_bits(probs, "GT"), 3)
+        entry["ag_bits"] = round(dinucleotide_bits(probs, "AG"), 3)
         out_pos = p - half
         for c, name in enumerate(classes):
             if c == 0:

@@ -13,13 +13,11 @@ are exactly those of the FASTA.
 from __future__ import annotations
 
 import colorsys
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from ..io import write_text_atomic
+from ..io import atomic_path, write_text_atomic
 from .formats import ExportedMotif
 from .scan import SiteTable
 
@@ -98,23 +96,20 @@ def write_bed(path: Path, rows, order: list[str], *, track_name: str) -> Path:
     import pybedtools
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    genome_file = tmp + ".genome"
+    rank = {name: i for i, name in enumerate(order)}
+    unsorted = path.with_name(f".{path.name}.unsorted")
+    genome_file = path.with_name(f".{path.name}.genome")
     try:
-        rank = {name: i for i, name in enumerate(order)}
-        with open(tmp, "w") as handle:
+        with open(unsorted, "w") as handle:
             for chrom, s, e, rest in sorted(rows, key=lambda r: rank[r[0]]):
                 handle.write(f"{chrom}\t{s}\t{e}\t{rest}\n")
         with open(genome_file, "w") as handle:
             handle.writelines(f"{name}\n" for name in order)
-        sorted_bed = pybedtools.BedTool(tmp).sort(g=genome_file)
-        sorted_bed.saveas(tmp + ".sorted")
-        os.replace(tmp + ".sorted", path)
+        with atomic_path(path) as tmp:
+            pybedtools.BedTool(str(unsorted)).sort(g=str(genome_file)).saveas(str(tmp))
     finally:
-        for leftover in (tmp, genome_file, tmp + ".sorted"):
-            Path(leftover).unlink(missing_ok=True)
+        unsorted.unlink(missing_ok=True)
+        genome_file.unlink(missing_ok=True)
         pybedtools.cleanup()
     write_text_atomic(
         Path(str(path) + ".track"),
@@ -127,34 +122,21 @@ def write_bigbed(path: Path, bed: Path, lengths: dict[str, int]) -> Path:
     """bigBed of a sorted BED9 (no track line), via pybigtools; atomic."""
     import pybigtools
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")  # pybigtools wants the extension
-
     def entries():
         with open(bed) as handle:
             for line in handle:
                 chrom, s, e, rest = line.rstrip("\n").split("\t", 3)
                 yield chrom, int(s), int(e), rest
 
-    try:
-        writer = pybigtools.open(str(tmp), "w")
-        writer.write(lengths, entries())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    with atomic_path(path) as tmp:
+        pybigtools.open(str(tmp), "w").write(lengths, entries())
+    return Path(path)
 
 
 def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path:
     """bigWig from sorted ``(chrom, start, end, value)`` intervals, via pybigtools; atomic."""
     import pybigtools
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")  # pybigtools wants the extension
-    try:
-        writer = pybigtools.open(str(tmp), "w")
-        writer.write(lengths, intervals)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    with atomic_path(path) as tmp:
+        pybigtools.open(str(tmp), "w").write(lengths, intervals)
+    return Path(path)

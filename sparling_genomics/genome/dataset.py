@@ -27,8 +27,6 @@ The file is written to a temporary name and renamed, so a failed build leaves no
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -37,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..io import atomic_path
 from .annotation import read_annotation
 from .fasta import Genome
 from .labels import DEFAULT_KINDS, SITE_KINDS, count_non_canonical, read_bed, transcript_sites
@@ -296,60 +295,51 @@ def build_dataset(
     seq_index = {s: i for i, s in enumerate(seqids)}
     n = len(plan.windows)
     width = spec.window + spec.context
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    os.chmod(tmp, 0o644)
-    try:
-        with h5py.File(tmp, "w") as h5:
-            chunk = (min(16, n), 4, width)
-            x = h5.create_dataset(
-                "x",
-                (n, 4, width),
-                dtype="uint8",
-                chunks=chunk,
-                compression="gzip",
-                compression_opts=4,
-                shuffle=True,
-            )
-            y = h5.create_dataset(
-                "y",
-                (n, spec.window),
-                dtype="int8",
-                chunks=(min(16, n), spec.window),
-                compression="gzip",
-            )
-            for lo in range(0, n, batch):
-                hi = min(n, lo + batch)
-                pieces = [_cut(genome, plan, spec, i) for i in range(lo, hi)]
-                x[lo:hi] = one_hot(np.stack([p[0] for p in pieces]), dtype=np.uint8)
-                y[lo:hi] = np.stack([p[1] for p in pieces])
-            h5["split"] = np.array([w[3] for w in plan.windows], dtype=np.int8)
-            h5["seqid"] = np.array([seq_index[w[0]] for w in plan.windows], dtype=np.int32)
-            h5["strand"] = np.array([w[1] for w in plan.windows], dtype=np.int8)
-            h5["start"] = np.array([w[2] for w in plan.windows], dtype=np.int64)
-            counts = np.bincount(h5["split"][:], minlength=3)
-            plan.summary["windows"] = {s: int(c) for s, c in zip(SPLITS, counts)}
-            plan.summary["build_seconds"] = round(time.perf_counter() - began, 2)
-            h5.attrs["format_version"] = FORMAT_VERSION
-            h5.attrs["classes"] = json.dumps(plan.classes)
-            h5.attrs["seqids"] = json.dumps(seqids)
-            h5.attrs["window"] = spec.window
-            h5.attrs["context"] = spec.context
-            h5.attrs["split"] = json.dumps(plan.boundaries)
-            h5.attrs["spec"] = json.dumps(asdict(spec))
-            h5.attrs["source"] = json.dumps(
-                {
-                    "fasta": str(fasta),
-                    "annotation": str(annotation) if annotation else None,
-                    "bed": str(bed) if bed else None,
-                }
-            )
-            h5.attrs["summary"] = json.dumps(plan.summary)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(out) as tmp, h5py.File(tmp, "w") as h5:
+        chunk = (min(16, n), 4, width)
+        x = h5.create_dataset(
+            "x",
+            (n, 4, width),
+            dtype="uint8",
+            chunks=chunk,
+            compression="gzip",
+            compression_opts=4,
+            shuffle=True,
+        )
+        y = h5.create_dataset(
+            "y",
+            (n, spec.window),
+            dtype="int8",
+            chunks=(min(16, n), spec.window),
+            compression="gzip",
+        )
+        for lo in range(0, n, batch):
+            hi = min(n, lo + batch)
+            pieces = [_cut(genome, plan, spec, i) for i in range(lo, hi)]
+            x[lo:hi] = one_hot(np.stack([p[0] for p in pieces]), dtype=np.uint8)
+            y[lo:hi] = np.stack([p[1] for p in pieces])
+        h5["split"] = np.array([w[3] for w in plan.windows], dtype=np.int8)
+        h5["seqid"] = np.array([seq_index[w[0]] for w in plan.windows], dtype=np.int32)
+        h5["strand"] = np.array([w[1] for w in plan.windows], dtype=np.int8)
+        h5["start"] = np.array([w[2] for w in plan.windows], dtype=np.int64)
+        counts = np.bincount(h5["split"][:], minlength=3)
+        plan.summary["windows"] = {s: int(c) for s, c in zip(SPLITS, counts)}
+        plan.summary["build_seconds"] = round(time.perf_counter() - began, 2)
+        h5.attrs["format_version"] = FORMAT_VERSION
+        h5.attrs["classes"] = json.dumps(plan.classes)
+        h5.attrs["seqids"] = json.dumps(seqids)
+        h5.attrs["window"] = spec.window
+        h5.attrs["context"] = spec.context
+        h5.attrs["split"] = json.dumps(plan.boundaries)
+        h5.attrs["spec"] = json.dumps(asdict(spec))
+        h5.attrs["source"] = json.dumps(
+            {
+                "fasta": str(fasta),
+                "annotation": str(annotation) if annotation else None,
+                "bed": str(bed) if bed else None,
+            }
+        )
+        h5.attrs["summary"] = json.dumps(plan.summary)
     return plan.summary
 
 

@@ -41,14 +41,16 @@ def trim(probs: np.ndarray, min_bits: float = 0.25) -> tuple[int, int]:
     return int(keep[0]), int(keep[-1]) + 1
 
 
+def dinucleotide_bits(probs: np.ndarray, pair: str) -> float:
+    """Best ``min(bits of first, bits of second)`` over adjacent positions whose most likely
+    bases read ``pair`` (0 if none do)."""
+    ic = information_content(probs)
+    a, b = ALPHABET.index(pair[0]), ALPHABET.index(pair[1])
+    best = probs.argmax(axis=1)
+    hits = np.flatnonzero((best[:-1] == a) & (best[1:] == b))
+    return float(np.minimum(ic[hits], ic[hits + 1]).max()) if len(hits) else 0.0
+
+
 def has_dinucleotide(probs: np.ndarray, pair: str, min_bits: float = 1.5) -> bool:
     """Whether two adjacent positions are ``pair`` (argmax bases) with >= ``min_bits`` each."""
-    ic = information_content(probs)
-    best = [ALPHABET[int(i)] for i in probs.argmax(axis=1)]
-    return any(
-        best[i] == pair[0]
-        and best[i + 1] == pair[1]
-        and ic[i] >= min_bits
-        and ic[i + 1] >= min_bits
-        for i in range(len(best) - 1)
-    )
+    return dinucleotide_bits(probs, pair) >= min_bits

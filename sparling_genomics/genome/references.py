@@ -9,13 +9,13 @@ manifest path works too. File entries are paths relative to the manifest, absolu
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from ..errors import InputError
+from .reference import package_dir
 
 DEFAULT_REFERENCE = "tair10-chr1"
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "reference"
@@ -31,12 +31,7 @@ class Reference:
 
 def _package_path(spec: str, manifest: Path) -> Path:
     package, _, rest = spec.partition("/")
-    found = importlib.util.find_spec(package)
-    if found is None or not found.submodule_search_locations:
-        raise InputError(
-            f"{manifest}: needs the Python package {package!r} (pip install --no-deps {package})"
-        )
-    return Path(list(found.submodule_search_locations)[0]) / rest
+    return package_dir(package, needed_by=str(manifest)) / rest
 
 
 def _resolve(entry: str, manifest: Path) -> Path:
