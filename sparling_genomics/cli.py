@@ -296,6 +296,36 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     click.echo(json.dumps(result, indent=2))
 
 
+@main.command()
+@_model_option
+@click.option(
+    "--motifs",
+    "motifs_dir",
+    type=click.Path(path_type=Path),
+    help="Folder written by `export` (default RUN/motifs).",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path),
+    help="Run directory of the non-sparse baseline, shown beside the Sparling metrics.",
+)
+@click.option(
+    "--scan",
+    "scan_dir",
+    type=click.Path(path_type=Path),
+    help="Folder written by `scan` (its scan.json is summarised).",
+)
+@click.option("--out", type=click.Path(path_type=Path), help="HTML file (default RUN/report.html).")
+@click.option("--title", help="Page title.")
+def report(run, motifs_dir, baseline, scan_dir, out, title) -> None:
+    """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
+    from .export.report import write_report
+
+    path = write_report(run, out or Path(run) / "report.html", motifs_dir=motifs_dir,
+                        baseline=baseline, scan_dir=scan_dir, title=title)  # fmt: skip
+    click.echo(str(path))
+
+
 def _summary_line(metrics: dict) -> str:
     e2e = metrics["e2e"]
     parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]

@@ -128,17 +128,18 @@ def scan_run_to_tracks(
     device: str | None = None,
     bigwig: bool = True,
 ) -> dict:
-    """Scan ``fasta`` with run ``run``'s model; write BED9 (+ .track), bigBed and per-motif
-    bigWigs to ``out``. Motifs (ids, names, trimmed spans) come from ``motifs_dir``
-    (default ``RUN/motifs``, made by ``export``)."""
+    """Scan ``fasta`` with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
+    bigWigs and ``scan.json`` (this summary) to ``out``. Motifs (ids, names, trimmed spans)
+    come from ``motifs_dir`` (default ``RUN/motifs``, made by ``export``)."""
     import json
     import time
     from pathlib import Path
 
     from ..errors import InputError
+    from ..io import write_json_atomic
     from ..train.loading import load_run
     from .formats import ExportedMotif, read_meme_motifs
-    from .tracks import bed_lines, write_bed, write_bigbed, write_bigwig
+    from .tracks import bed_frame, write_bigwig, write_tracks
 
     run, out = Path(run), Path(out)
     motifs_dir = Path(motifs_dir) if motifs_dir else run / "motifs"
@@ -171,18 +172,17 @@ def scan_run_to_tracks(
 
     tables = scan_genome(model, genome, chunk=chunk, device=torch_device, on_chunk=on_chunk)
     scan_seconds = time.perf_counter() - began
-    rows = bed_lines(tables, motifs, offsets, rf, genome.lengths)
-    order = list(genome.lengths)
-    bed = write_bed(out / "motif_sites.bed", rows, order, track_name=f"sparling {run.name}")
-    write_bigbed(out / "motif_sites.bb", bed, genome.lengths)
+    rows = bed_frame(tables, motifs, offsets, rf, genome.lengths)
+    bed = write_tracks(out / "motif_sites.bed", out / "motif_sites.bb", rows, genome.lengths,
+                       track_name=f"sparling {run.name}")  # fmt: skip
     wigs = []
     if bigwig:
         for m in motifs:
 
             def intervals(chunks=wig_chunks[m.channel]):
                 for seqid, pos, val in chunks:
-                    for p, v in zip(pos.tolist(), val.tolist()):
-                        yield seqid, p, p + 1, v
+                    yield from zip([seqid] * len(pos), pos.tolist(), (pos + 1).tolist(),
+                                   val.tolist())  # fmt: skip
 
             wigs.append(write_bigwig(out / f"{m.id}.bw", genome.lengths, intervals()))
     result = {
@@ -190,9 +190,12 @@ def scan_run_to_tracks(
         "fasta": str(fasta),
         "sequences": len(genome.lengths),
         "bases": int(sum(genome.lengths.values())),
+        "device": str(torch_device),
         "sites": int(sum(len(t) for t in tables)),
         "bed_rows": len(rows),
         "scan_seconds": round(scan_seconds, 2),
+        "total_seconds": round(time.perf_counter() - began, 2),
         "files": [bed.name, bed.name + ".track", "motif_sites.bb", *[w.name for w in wigs]],
     }
+    write_json_atomic(out / "scan.json", result)
     return result

@@ -4,10 +4,12 @@ BED9 (0-based, half-open): chrom, start, end (the motif's trimmed span on the si
 name (motif id, plus its JASPAR name when significant), score (0-1000: the activation over the
 channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base,
 when inside the span),
-itemRgb (one colour per motif). Sorted by bedtools (``pybedtools``) in chromosome order of the
-FASTA, then start. The track line lives in a separate ``.track`` header file, because a bigBed
-source must not carry one. bigBed and bigWig are written with ``pybigtools``; chromosome names
-are exactly those of the FASTA.
+itemRgb (one colour per motif). Rows are in ``bedtools sort -g`` order (chromosome order of the
+FASTA, then start), sorted here with numpy rather than by bedtools: a chromosome yields
+millions of rows, and writing them out for sortBed and reading them back cost more than the
+scan itself; the tests check the order against ``pybedtools``' ``sort``. The track line lives in
+a separate ``.track`` header file, because a bigBed source must not carry one. bigBed and bigWig
+are written with ``pybigtools``; chromosome names are exactly those of the FASTA.
 """
 
 from __future__ import annotations
@@ -45,14 +47,23 @@ def site_spans(sites: SiteTable, motif: ExportedMotif, rf: int, offset: int, len
     return start, end
 
 
-def bed_lines(
+BED_COLUMNS = ["chrom", "start", "end", "name", "score", "strand", "thickStart", "thickEnd",
+               "itemRgb"]  # fmt: skip
+
+
+def bed_frame(
     tables: list[SiteTable],
     motifs: list[ExportedMotif],
     offsets: dict[int, int],
     rf: int,
     lengths: dict[str, int],
-) -> list[tuple[str, int, int, str]]:
-    """(chrom, start, end, rest) rows of the exported motifs' sites (unsorted)."""
+):
+    """BED9 rows (a pandas DataFrame, unsorted) of the exported motifs' sites.
+
+    Built column-wise with numpy: a chromosome scan yields millions of sites.
+    """
+    import pandas as pd
+
     by_channel = {m.channel: m for m in motifs}
     colours = dict(zip(by_channel, motif_colours(len(by_channel))))
     top = {c: 0.0 for c in by_channel}
@@ -61,7 +72,7 @@ def bed_lines(
             pick = t.channel == c
             if pick.any():
                 top[c] = max(top[c], float(t.score[pick].max()))
-    rows = []
+    frames = []
     for t in tables:
         for c, motif in by_channel.items():
             pick = t.channel == c
@@ -70,67 +81,72 @@ def bed_lines(
             sub = SiteTable(t.seqid, t.position[pick], t.channel[pick], t.strand[pick],
                             t.score[pick])  # fmt: skip
             start, end = site_spans(sub, motif, rf, offsets[c], lengths[t.seqid])
-            scores = np.clip(np.round(1000 * sub.score / max(top[c], 1e-12)), 0, 1000)
+            keep = end > start
+            start, end, pos = start[keep], end[keep], sub.position[keep]
+            scores = np.clip(np.round(1000 * sub.score[keep] / max(top[c], 1e-12)), 0, 1000)
+            # Thick part: the activation's base when it lies inside the motif span (a
+            # trimmed motif need not cover it); otherwise none (thickStart = thickEnd).
+            inside = (start <= pos) & (pos < end)
             name = motif.id if not motif.name else f"{motif.id}:{motif.name}"
-            for s, e, p, st, sc in zip(start, end, sub.position, sub.strand, scores):
-                if e <= s:
-                    continue
-                # Thick part: the activation's base when it lies inside the motif span
-                # (a trimmed motif need not cover it); otherwise none (thickStart = thickEnd).
-                ts, te = (int(p), int(p) + 1) if s <= p < e else (int(s), int(s))
-                rows.append((t.seqid, int(s), int(e),
-                             f"{name}\t{int(sc)}\t{'+' if st == 1 else '-'}\t{ts}\t{te}"
-                             f"\t{colours[c]}"))  # fmt: skip
-    return rows
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "chrom": t.seqid,
+                        "start": start.astype(np.int64),
+                        "end": end.astype(np.int64),
+                        "name": name,
+                        "score": scores.astype(np.int64),
+                        "strand": np.where(sub.strand[keep] == 1, "+", "-"),
+                        "thickStart": np.where(inside, pos, start).astype(np.int64),
+                        "thickEnd": np.where(inside, pos + 1, start).astype(np.int64),
+                        "itemRgb": colours[c],
+                    },
+                    columns=BED_COLUMNS,
+                )
+            )
+    if not frames:
+        return pd.DataFrame({c: [] for c in BED_COLUMNS}, columns=BED_COLUMNS)
+    return pd.concat(frames, ignore_index=True)
 
 
-def sort_bed_rows(rows, order: list[str]) -> list[tuple[str, int, int, str]]:
-    """Rows sorted by ``order`` (the FASTA's sequence order), start, end."""
+def sort_bed(frame, order: list[str]):
+    """Rows in ``sortBed -g`` order: chromosome as in ``order`` (the FASTA), then start (then
+    end, so the order is deterministic)."""
     rank = {name: i for i, name in enumerate(order)}
-    return sorted(rows, key=lambda r: (rank[r[0]], r[1], r[2]))
+    chrom_rank = frame["chrom"].map(rank).to_numpy()
+    idx = np.lexsort((frame["end"].to_numpy(), frame["start"].to_numpy(), chrom_rank))
+    return frame.iloc[idx].reset_index(drop=True)
 
 
-def write_bed(path: Path, rows, order: list[str], *, track_name: str) -> Path:
-    """BED9 sorted by bedtools (``sortBed``) in FASTA order, plus ``path.track`` with the
-    track line (itemRgb on). Returns the path of the BED."""
-    import pybedtools
-
-    path = Path(path)
-    rank = {name: i for i, name in enumerate(order)}
-    unsorted = path.with_name(f".{path.name}.unsorted")
-    genome_file = path.with_name(f".{path.name}.genome")
-    try:
-        with open(unsorted, "w") as handle:
-            for chrom, s, e, rest in sorted(rows, key=lambda r: rank[r[0]]):
-                handle.write(f"{chrom}\t{s}\t{e}\t{rest}\n")
-        with open(genome_file, "w") as handle:
-            handle.writelines(f"{name}\n" for name in order)
-        with atomic_path(path) as tmp:
-            pybedtools.BedTool(str(unsorted)).sort(g=str(genome_file)).saveas(str(tmp))
-    finally:
-        unsorted.unlink(missing_ok=True)
-        genome_file.unlink(missing_ok=True)
-        pybedtools.cleanup()
-    write_text_atomic(
-        Path(str(path) + ".track"),
-        f'track name="{track_name}" description="Sparling motif sites" itemRgb="On"\n',
-    )
-    return path
+def _rest_columns(frame) -> list[str]:
+    """Columns 4-9 of each row as one tab-joined string (bigBed's 'rest' field)."""
+    cols = [frame[c].tolist() for c in BED_COLUMNS[3:]]
+    return [f"{a}\t{b}\t{c}\t{d}\t{e}\t{f}" for a, b, c, d, e, f in zip(*cols)]
 
 
-def write_bigbed(path: Path, bed: Path, lengths: dict[str, int]) -> Path:
-    """bigBed of a sorted BED9 (no track line), via pybigtools; atomic."""
+def write_tracks(
+    bed_path: Path, bigbed_path: Path | None, frame, lengths: dict[str, int], *, track_name: str
+) -> Path:
+    """Sorted BED9 at ``bed_path`` (+ ``.track`` with the track line, itemRgb on) and, unless
+    None, the same rows as a bigBed; all written atomically. Returns the BED's path."""
     import pybigtools
 
-    def entries():
-        with open(bed) as handle:
-            for line in handle:
-                chrom, s, e, rest = line.rstrip("\n").split("\t", 3)
-                yield chrom, int(s), int(e), rest
-
-    with atomic_path(path) as tmp:
-        pybigtools.open(str(tmp), "w").write(lengths, entries())
-    return Path(path)
+    bed_path = Path(bed_path)
+    frame = sort_bed(frame, list(lengths))
+    chrom = frame["chrom"].tolist()
+    start = frame["start"].tolist()
+    end = frame["end"].tolist()
+    rest = _rest_columns(frame)
+    with atomic_path(bed_path) as tmp, open(tmp, "w") as handle:
+        handle.writelines(f"{c}\t{s}\t{e}\t{r}\n" for c, s, e, r in zip(chrom, start, end, rest))
+    write_text_atomic(
+        Path(str(bed_path) + ".track"),
+        f'track name="{track_name}" description="Sparling motif sites" itemRgb="On"\n',
+    )
+    if bigbed_path is not None:
+        with atomic_path(Path(bigbed_path)) as tmp:
+            pybigtools.open(str(tmp), "w").write(lengths, zip(chrom, start, end, rest))
+    return bed_path
 
 
 def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path:

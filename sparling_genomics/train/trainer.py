@@ -173,7 +173,9 @@ class Trainer:
             "val",
             batch_size=int(t["eval_batch_size"]),
             device=self.device,
-            motif_metrics=False,
+            # Tasks that know their motifs log FNE/FPE/CE at every evaluation: the report's
+            # motif-error-against-density figure (the Sparling paper's Figure 4) reads them.
+            motif_metrics=bool(t.get("log_motif_metrics", True)),
         )
         accuracy = result["e2e"][self.task.accuracy_metric]
         accuracy = 0.0 if accuracy is None else float(accuracy)
@@ -187,6 +189,9 @@ class Trainer:
             "density": self.model.density,
             "val_density": result["measured_density"],
         }
+        for key in ("fne", "fpe", "ce"):
+            if key in result.get("motif", {}):
+                record[f"val_{key}"] = result["motif"][key]
         if s["phase"] == "anneal":
             decision = self.annealer.update(s["samples"], accuracy)
             record["bar"] = decision.bar

@@ -1,0 +1,102 @@
+"""Training figures for the report, from a run's ``train_log.jsonl``.
+
+* The annealing curve: the sparse layer's target density (log scale) and the validation
+  metric the annealer watches, against samples seen, with the annealer's bar where logged.
+* Motif error against density (the Sparling paper's Figure 4 shape): FNE, FPE and CE on the
+  validation set at each evaluation, against the density at that point, for tasks that know
+  their true motifs (the trainer logs ``val_fne``/``val_fpe``/``val_ce`` for them).
+
+Figures are matplotlib (Agg backend) PNG bytes, so the report can embed them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from ..errors import RunDirectoryError
+
+
+def read_train_log(path: Path) -> list[dict]:
+    """Records of a ``train_log.jsonl`` (a torn last line, from a kill, is skipped)."""
+    path = Path(path)
+    if not path.is_file():
+        raise RunDirectoryError(f"{path.parent}: no train_log.jsonl (not a finished run?)")
+    records = []
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def _png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def annealing_curve(records: list[dict], metric: str) -> bytes | None:
+    """PNG of density and ``val_<metric>`` (and the bar) against samples; None if no records."""
+    rows = [r for r in records if "samples" in r and "density" in r]
+    if not rows:
+        return None
+    plt = _pyplot()
+    fig, left = plt.subplots(figsize=(7.0, 3.2))
+    try:
+        samples = [r["samples"] for r in rows]
+        left.plot(samples, [r["density"] for r in rows], color="tab:blue", label="density")
+        left.set_yscale("log")
+        left.set_xlabel("training samples seen")
+        left.set_ylabel("sparse-layer density", color="tab:blue")
+        right = left.twinx()
+        key = f"val_{metric}"
+        values = [(s, r[key]) for s, r in zip(samples, rows) if r.get(key) is not None]
+        if values:
+            right.plot(*zip(*values), color="tab:orange", label=f"validation {metric}")
+        bars = [(s, r["bar"]) for s, r in zip(samples, rows) if r.get("bar") is not None]
+        if bars:
+            right.plot(*zip(*bars), color="tab:gray", linestyle="--", label="annealing bar")
+        right.set_ylabel(f"validation {metric}", color="tab:orange")
+        right.set_ylim(0, 1.02)
+        handles = left.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+        left.legend(handles=handles, loc="center right", fontsize=8)
+        left.set_title("Sparsity annealing")
+        return _png(fig)
+    finally:
+        plt.close(fig)
+
+
+def motif_error_vs_density(records: list[dict]) -> bytes | None:
+    """PNG of validation FNE/FPE/CE against density; None if the run logged no motif errors."""
+    rows = [r for r in records if r.get("val_fne") is not None and r.get("density")]
+    if not rows:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.0, 3.2))
+    try:
+        density = [r["density"] for r in rows]
+        for key, colour in (("fne", "tab:red"), ("fpe", "tab:purple"), ("ce", "tab:green")):
+            ax.plot(density, [r[f"val_{key}"] for r in rows], "o-", markersize=3,
+                    color=colour, label=key.upper())  # fmt: skip
+        ax.set_xscale("log")
+        ax.invert_xaxis()  # annealing runs from dense to sparse: read left to right
+        ax.set_xlabel("sparse-layer density (annealing moves left to right)")
+        ax.set_ylabel("validation error")
+        ax.set_ylim(0, 1.02)
+        ax.legend(fontsize=8)
+        ax.set_title("Motif errors against density")
+        return _png(fig)
+    finally:
+        plt.close(fig)

@@ -1,0 +1,248 @@
+"""One self-contained HTML report of a run: metrics, training figures, motifs, names, tracks.
+
+Everything is embedded (PNG images as ``data:`` URIs, inline CSS, no scripts, no external
+URL), so the file opens offline and can be mailed. Sections:
+
+* the run (task, preset, seed, device, samples, wall time) and its test metrics, beside a
+  non-sparse baseline's when one is given;
+* for tasks with truth (the planted task): FNE, FPE, CE and which true motif each channel
+  found;
+* the annealing curve and, where logged, the motif-error-against-density figure;
+* per exported motif: its logo, consensus, sites, information, best JASPAR match with p/E/q
+  and whether it is named (q < 0.05), plus the silent channels and the shuffled control;
+* where a scan folder is given: its site counts and track files.
+
+The page is built with ``html.escape`` and f-strings: a template engine would be one more
+dependency for a single fixed page.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+from ..errors import RunDirectoryError
+from ..io import write_text_atomic
+from .figures import annealing_curve, motif_error_vs_density, read_train_log
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
+color:#222;padding:0 1em}
+h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;
+margin-top:1.6em}
+table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ddd;padding:.3em .6em;
+text-align:left;vertical-align:middle;font-size:.92em}th{background:#f4f4f4}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.muted{color:#777}.named{color:#0a6d2c;font-weight:600}.unnamed{color:#999}
+img.logo{height:70px}img.figure{max-width:100%}code{font-size:.95em}
+"""
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None:
+        return "&ndash;"
+    if isinstance(value, float):
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
+            return f"{value:.2e}"
+        return f"{value:.{digits}f}"
+    return html.escape(str(value))
+
+
+def _read_json(path: Path, what: str) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise RunDirectoryError(f"{path}: missing ({what})") from None
+    except json.JSONDecodeError as exc:
+        raise RunDirectoryError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+
+
+def _metric_rows(metrics: dict) -> dict[str, object]:
+    rows: dict[str, object] = {}
+    for key, value in (metrics.get("e2e") or {}).items():
+        rows[key] = value
+    for key in ("fne", "fpe", "ce"):
+        if metrics.get("motif"):
+            rows[key.upper()] = metrics["motif"].get(key)
+    rows["density (target)"] = metrics.get("density")
+    rows["density (measured on test)"] = metrics.get("measured_density")
+    rows["samples seen"] = metrics.get("samples_seen")
+    rows["wall seconds"] = metrics.get("wall_seconds")
+    rows["stopped by"] = metrics.get("stopped_by")
+    return rows
+
+
+def _metrics_table(metrics: dict, baseline: dict | None) -> str:
+    ours = _metric_rows(metrics)
+    theirs = _metric_rows(baseline) if baseline else {}
+    head = "<tr><th>metric</th><th>Sparling</th>"
+    head += "<th>non-sparse baseline</th><th>Sparling / baseline</th></tr>" if baseline else "</tr>"
+    body = []
+    for key, value in ours.items():
+        cells = f"<td>{html.escape(key)}</td><td class=num>{_fmt(value)}</td>"
+        if baseline:
+            other = theirs.get(key)
+            ratio = (
+                value / other
+                if key in (metrics.get("e2e") or {})
+                and isinstance(value, float)
+                and isinstance(other, float)
+                and other
+                else None
+            )
+            cells += f"<td class=num>{_fmt(other)}</td><td class=num>{_fmt(ratio, 3)}</td>"
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table>{head}{''.join(body)}</table>"
+
+
+def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
+    rows = []
+    for m in summary["motifs"]:
+        logo_path = logos / f"{m['id']}.png"
+        logo = (
+            f'<img class=logo alt="logo of {html.escape(m["id"])}" '
+            f'src="{_data_uri(logo_path.read_bytes())}">'
+            if logo_path.is_file()
+            else "<span class=muted>no logo</span>"
+        )
+        best = m.get("best_match") or {}
+        if m.get("name"):
+            name = f"<span class=named>{html.escape(m['name'])}</span>"
+        elif best:
+            name = (
+                "<span class=unnamed>unnamed (nearest "
+                f"{html.escape(best['target_id'])} {html.escape(best['target_name'])})</span>"
+            )
+        else:
+            name = "<span class=unnamed>unnamed</span>"
+        true_motif = truth.get(str(m["channel"]))
+        rows.append(
+            "<tr>"
+            f"<td><code>{html.escape(m['id'])}</code></td><td>{logo}</td>"
+            f"<td><code>{html.escape(m['consensus'])}</code></td>"
+            f"<td class=num>{m['nsites']}</td><td class=num>{_fmt(m.get('bits'), 2)}</td>"
+            f"<td>{name}</td>"
+            f"<td class=num>{_fmt(best.get('p_value'))}</td>"
+            f"<td class=num>{_fmt(best.get('e_value'))}</td>"
+            f"<td class=num>{_fmt(best.get('q_value'))}</td>"
+            + (f"<td>{html.escape(true_motif) if true_motif else '&ndash;'}</td>" if truth else "")
+            + "</tr>"
+        )
+    head = (
+        "<tr><th>motif</th><th>logo</th><th>consensus</th><th>sites</th><th>bits</th>"
+        "<th>JASPAR name (q &lt; 0.05)</th><th>p</th><th>E</th><th>q</th>"
+        + ("<th>true motif found</th>" if truth else "")
+        + "</tr>"
+    )
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _figure(png: bytes | None, alt: str, missing: str) -> str:
+    if png is None:
+        return f"<p class=muted>{html.escape(missing)}</p>"
+    return f'<p><img class=figure alt="{html.escape(alt)}" src="{_data_uri(png)}"></p>'
+
+
+def build_report(
+    run: Path,
+    *,
+    motifs_dir: Path | None = None,
+    baseline: Path | None = None,
+    scan_dir: Path | None = None,
+    title: str | None = None,
+) -> str:
+    """The report's HTML text for run directory ``run``."""
+    run = Path(run)
+    metrics = _read_json(run / "metrics.json", "written when training finishes")
+    base = _read_json(Path(baseline) / "metrics.json", "the baseline's") if baseline else None
+    records = read_train_log(run / "train_log.jsonl")
+    motifs_dir = Path(motifs_dir) if motifs_dir else run / "motifs"
+    summary = (
+        _read_json(motifs_dir / "motifs.json", "made by `sparling-genomics export`")
+        if (motifs_dir / "motifs.json").exists()
+        else None
+    )
+    scan = (
+        _read_json(Path(scan_dir) / "scan.json", "made by `sparling-genomics scan`")
+        if scan_dir
+        else None
+    )
+    from ..tasks import task_class
+
+    metric = getattr(task_class(metrics["task"]), "accuracy_metric", "exact_match")
+    truth = (metrics.get("motif") or {}).get("channel_to_symbol") or {}
+    title = title or f"Sparling motifs: {run.name}"
+    parts = [
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p class=muted>task <b>{html.escape(str(metrics['task']))}</b>, preset "
+        f"{html.escape(str(metrics.get('preset')))}, seed {metrics.get('seed')}, device "
+        f"{html.escape(str(metrics.get('device')))}; run <code>{html.escape(str(run))}</code></p>",
+        "<h2>Test metrics</h2>",
+        _metrics_table(metrics, base),
+    ]
+    ann = metrics.get("annealing") or {}
+    if ann.get("enabled"):
+        parts.append(
+            f"<p>Annealing: {ann.get('steps')} density steps, "
+            f"{'complete' if ann.get('complete') else 'not complete (budget ran out)'}; "
+            f"final bar {_fmt(ann.get('final_bar'), 3)}.</p>"
+        )
+    parts += [
+        "<h2>Training</h2>",
+        _figure(annealing_curve(records, metric), "annealing curve", "No evaluations logged."),
+    ]
+    if metrics.get("motif") or any(r.get("val_fne") is not None for r in records):
+        parts.append(
+            _figure(
+                motif_error_vs_density(records),
+                "motif errors against density",
+                "This run did not log motif errors during training.",
+            )
+        )
+    parts.append("<h2>Motifs</h2>")
+    if summary is None:
+        parts.append(
+            f"<p class=muted>No motifs exported yet ({html.escape(str(motifs_dir))}/motifs.json "
+            "is missing): run <code>sparling-genomics export</code>.</p>"
+        )
+    else:
+        jaspar = summary.get("jaspar") or {}
+        named = sum(1 for m in summary["motifs"] if m.get("name"))
+        control = summary.get("shuffled_control") or {}
+        parts += [
+            f"<p>{len(summary['motifs'])} motifs exported from the {html.escape(summary['split'])}"
+            f" split, {named} named by Tomtom against JASPAR "
+            f"{html.escape(' '.join(str(v) for v in jaspar.values() if v))} at q &lt; 0.05. "
+            f"Silent channels (too few sites to export): "
+            f"{', '.join(str(c) for c in summary['silent_channels']) or 'none'}.</p>",
+            f"<p>Shuffled control: {control.get('false_matches', 0)} of "
+            f"{control.get('motifs', 0)} column-shuffled motifs would have been named "
+            f"(false-match rate {_fmt(control.get('false_match_rate'), 3)}).</p>",
+            _motif_table(summary, motifs_dir / "logos", truth),
+        ]
+    if scan is not None:
+        parts += [
+            "<h2>Genome scan</h2>",
+            f"<p>{scan['sites']:,} sites over {scan['sequences']} sequences "
+            f"({scan['bases']:,} bases, both strands) of <code>{html.escape(scan['fasta'])}"
+            f"</code> in {_fmt(scan['scan_seconds'], 1)} s; files: "
+            + ", ".join(f"<code>{html.escape(f)}</code>" for f in scan["files"])
+            + ".</p>",
+        ]
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def write_report(run: Path, out: Path, **kwargs) -> Path:
+    """Write :func:`build_report` to ``out`` atomically; returns ``out``."""
+    out = Path(out)
+    write_text_atomic(out, build_report(run, **kwargs))
+    return out
