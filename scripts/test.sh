@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Set up (if needed), lint, and run the whole test suite.
+# Set up (if needed), lint, and run the whole test suite, browser tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/setup_browser.sh
 .venv/bin/ruff check sparling_genomics tests
-.venv/bin/python -m pytest -q "$@"
+# Chromium and igv.js were just installed: a browser test that cannot find them fails.
+SPARLING_BROWSER_TESTS=required .venv/bin/python -m pytest -q "$@"

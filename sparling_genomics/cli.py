@@ -223,7 +223,10 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 @click.option("--out", type=click.Path(path_type=Path), help="Folder (default: RUN/motifs).")
 @_split_option
 @click.option("--min-sites", default=10, show_default=True, help="Fewer sites: silent channel.")
-@click.option("--jaspar-release", default="JASPAR2026", show_default=True)
+@click.option(
+    "--jaspar-release",
+    help="pyjaspar release (default: the run's planted release, else JASPAR2026).",
+)
 @click.option("--jaspar-collection", default="CORE", show_default=True)
 @click.option("--jaspar-tax-group", default="plants", show_default=True,
               help="JASPAR taxonomic group ('' for all).")  # fmt: skip
@@ -276,7 +279,7 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
     type=click.Path(path_type=Path),
     help="Folder written by `export` (default RUN/motifs).",
 )
-@click.option("--chunk", default=200_000, show_default=True, help="Bases per chunk.")
+@click.option("--chunk", default=50_000, show_default=True, help="Bases per chunk.")
 @click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> None:  # fmt: skip
@@ -324,6 +327,21 @@ def report(run, motifs_dir, baseline, scan_dir, out, title) -> None:
     path = write_report(run, out or Path(run) / "report.html", motifs_dir=motifs_dir,
                         baseline=baseline, scan_dir=scan_dir, title=title)  # fmt: skip
     click.echo(str(path))
+
+
+@main.command()
+@_model_option
+@click.option("--baseline", type=click.Path(path_type=Path), help="The baseline's run directory.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="JSON file.")
+def compare(run, baseline, out) -> None:
+    """Test metrics of a Sparling run beside its non-sparse baseline (and their ratios)."""
+    from .evaluate.compare import compare_runs
+    from .io import write_json_atomic
+
+    result = compare_runs(run, baseline)
+    write_json_atomic(out, result)
+    for key, value in (result.get("ratio") or {}).items():
+        click.echo(f"{key}: Sparling / baseline = {value:.3f}")
 
 
 def _summary_line(metrics: dict) -> str:
@@ -410,6 +428,36 @@ def bench_sparse_layer(out, benchmarks_md, repeats) -> None:
 
     run_sparse_layer_benchmark(out, benchmarks_md=benchmarks_md, repeats=repeats)
     click.echo(f"wrote {out}")
+
+
+@bench.command("scan")
+@_model_option
+@click.option("--reference", default="tair10-chr1", show_default=True)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@_benchmarks_md_option
+def bench_scan(run, reference, out, benchmarks_md) -> None:
+    """Scan a whole reference (tracks included) and time memelite FIMO on the same PWMs."""
+    from .bench.scan import run_scan_benchmark
+
+    click.echo(
+        f"wrote {run_scan_benchmark(run, out, reference=reference, benchmarks_md=benchmarks_md)}"
+    )
+
+
+@bench.command("motif-export")
+@click.option(
+    "--out", required=True, type=click.Path(path_type=Path), help="`bench planted` folder."
+)
+@click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated seeds.")
+@click.option("--preset", default="cpu", show_default=True)
+@_benchmarks_md_option
+def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
+    """Export the planted runs and check the planted JASPAR motifs are named back."""
+    from .bench.motif_export import run_motif_export_benchmark
+
+    seed_list = [int(s) for s in seeds.split(",") if s.strip()]
+    path = run_motif_export_benchmark(out, seed_list, preset=preset, benchmarks_md=benchmarks_md)
+    click.echo(f"wrote {path}")
 
 
 if __name__ == "__main__":  # pragma: no cover

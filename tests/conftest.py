@@ -38,3 +38,35 @@ def tiny_dataset(tmp_path_factory):
     path = tmp_path_factory.mktemp("tiny") / "tiny.h5"
     build_dataset(path, TINY_FASTA, annotation=TINY_GFF)
     return path
+
+
+@pytest.fixture(scope="session")
+def planted_tiny(tmp_path_factory):
+    """A tiny planted run (sparse from the start, so its tracks stay small), exported with
+    names, scanned over the first 20 kb of the tiny reference, and reported."""
+    from types import SimpleNamespace
+
+    base = tmp_path_factory.mktemp("planted_tiny")
+    run = base / "run"
+    steps = [
+        ("train", "--task", "planted", "--preset", "tiny", "--out", run, "--no-progress",
+         "--set", "annealing.start_density=0.02"),
+        ("export", "--model", run, "--min-sites", "3", "--jaspar-release", "JASPAR2024"),
+    ]  # fmt: skip
+    for args in steps:
+        result = run_cli(*args)
+        assert result.returncode == 0, result.stderr
+    lines = TINY_FASTA.read_text().splitlines()
+    fasta = base / "piece.fa"
+    seq = "".join(lines[1:])[:20_000]
+    fasta.write_text(lines[0] + "\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)))
+    tracks = base / "tracks"
+    report = base / "report.html"
+    for args in (
+        ("scan", "--model", run, "--fasta", fasta, "--out", tracks),
+        ("report", "--model", run, "--scan", tracks, "--out", report),
+    ):
+        result = run_cli(*args)
+        assert result.returncode == 0, result.stderr
+    return SimpleNamespace(base=base, run=run, fasta=fasta, tracks=tracks, report=report,
+                           seqid=lines[0][1:].split()[0], length=len(seq))  # fmt: skip

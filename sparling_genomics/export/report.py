@@ -78,6 +78,16 @@ def _metric_rows(metrics: dict) -> dict[str, object]:
     return rows
 
 
+def _fmt_metric(key: str, value) -> str:
+    if isinstance(value, float) and key.startswith("density"):
+        return f"{100 * value:.3g}%"
+    if isinstance(value, float) and key == "wall seconds":
+        return f"{value:,.0f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return _fmt(value)
+
+
 def _metrics_table(metrics: dict, baseline: dict | None) -> str:
     ours = _metric_rows(metrics)
     theirs = _metric_rows(baseline) if baseline else {}
@@ -85,7 +95,7 @@ def _metrics_table(metrics: dict, baseline: dict | None) -> str:
     head += "<th>non-sparse baseline</th><th>Sparling / baseline</th></tr>" if baseline else "</tr>"
     body = []
     for key, value in ours.items():
-        cells = f"<td>{html.escape(key)}</td><td class=num>{_fmt(value)}</td>"
+        cells = f"<td>{html.escape(key)}</td><td class=num>{_fmt_metric(key, value)}</td>"
         if baseline:
             other = theirs.get(key)
             ratio = (
@@ -96,7 +106,9 @@ def _metrics_table(metrics: dict, baseline: dict | None) -> str:
                 and other
                 else None
             )
-            cells += f"<td class=num>{_fmt(other)}</td><td class=num>{_fmt(ratio, 3)}</td>"
+            cells += (
+                f"<td class=num>{_fmt_metric(key, other)}</td><td class=num>{_fmt(ratio, 3)}</td>"
+            )
         body.append(f"<tr>{cells}</tr>")
     return f"<table>{head}{''.join(body)}</table>"
 

@@ -71,15 +71,17 @@ def motifs_from_windows(
     min_sites: int = 10,
     trim_bits: float = 0.25,
     prefix: str = "sparling",
+    background: np.ndarray | None = None,
 ) -> tuple[list[ExportedMotif], list[int]]:
-    """Exported motifs (trimmed PWMs) and the channels that are silent (< min_sites)."""
+    """Exported motifs (PWMs trimmed against ``background``, the sequences' base
+    composition) and the channels that are silent (< min_sites)."""
     motifs, silent = [], []
     for channel, w in enumerate(windows):
         if len(w) < min_sites:
             silent.append(channel)
             continue
         probs = probability_matrix(w)
-        lo, hi = trim(probs, trim_bits)
+        lo, hi = trim(probs, trim_bits, background)
         motifs.append(ExportedMotif(f"{prefix}_c{channel:02d}", probs[lo:hi], len(w),
                                     channel=channel, offset=lo))  # fmt: skip
     return motifs, silent
@@ -105,8 +107,16 @@ def export_run_motifs(
     windows, _, background = channel_site_windows(
         model, task, split, batch_size=int(config["train"]["eval_batch_size"]), device=torch_device
     )
-    motifs, silent = motifs_from_windows(windows, min_sites=min_sites)
-    collection = {**DEFAULT_COLLECTION, **(jaspar or {})}
+    motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
+    # A run that planted JASPAR motifs is named against the release it planted from, unless
+    # the caller names a release.
+    collection = dict(DEFAULT_COLLECTION)
+    planted_release = (config.get("data") or {}).get("jaspar_release")
+    if planted_release:
+        collection["release"] = planted_release
+    for key, value in (jaspar or {}).items():
+        if value is not None or key == "tax_group":  # tax_group None: every group
+            collection[key] = value
     targets = load_jaspar_collection(
         collection["release"], collection["collection"], collection["tax_group"]
     )

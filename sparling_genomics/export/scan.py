@@ -51,20 +51,23 @@ def halo_of(model) -> int:
 
 
 @torch.no_grad()
-def _strand_activations(model, codes: np.ndarray, device) -> np.ndarray:
-    """Sparse activations ``(K, len)`` of one strand's codes (read left to right)."""
+def _strand_sites(model, codes: np.ndarray, device) -> tuple[np.ndarray, ...]:
+    """(channel, position, value) of one strand's non-zero activations (read left to right)."""
     x = torch.from_numpy(one_hot(codes)[None]).to(device)
     z = model.g.scan(x)
-    m = z if model.sparse is None else model.sparse(z)
-    return m[0].float().cpu().numpy()
+    if model.sparse is None:
+        channel, position = torch.nonzero(z[0] > 0, as_tuple=True)
+        value = z[0][channel, position]
+    else:
+        channel, position, value = model.sparse.active_sites(z)
+    return channel.cpu().numpy(), position.cpu().numpy(), value.float().cpu().numpy()
 
 
 @torch.no_grad()
 def scan_codes(
-    model, seqid: str, codes: np.ndarray, *, chunk: int = 200_000, device=None
-) -> Iterator[tuple[SiteTable, int, np.ndarray, np.ndarray]]:
-    """Per chunk: its sites, the chunk start and the per-channel max-over-strands activation
-    of the chunk (for bigWig), as ``(sites, start, plus, minus)``."""
+    model, seqid: str, codes: np.ndarray, *, chunk: int = 50_000, device=None
+) -> Iterator[SiteTable]:
+    """The sites of one sequence, chunk by chunk (each chunk's sites in sequence coordinates)."""
     device = device or next(model.parameters()).device
     model.eval()
     halo = halo_of(model)
@@ -75,37 +78,33 @@ def scan_codes(
     for start in range(0, length, chunk):
         end = min(start + chunk, length)
         piece = padded[start : end + 2 * halo]  # covers [start - halo, end + halo)
-        plus = _strand_activations(model, piece, device)[:, halo : halo + end - start]
-        rc = _strand_activations(model, reverse_complement_codes(piece), device)
-        minus = rc[:, ::-1][:, halo : halo + end - start]
-        base_ok = codes[start:end] != N_CODE
+        width = len(piece)
         parts = []
-        for sign, m in ((1, plus), (-1, minus)):
-            c, p = np.nonzero((m > 0) & base_ok[None, :])
-            parts.append((p + start, c, np.full(len(p), sign, np.int8), m[c, p]))
-        sites = SiteTable(
+        for sign in (1, -1):
+            read = piece if sign == 1 else reverse_complement_codes(piece)
+            c, p, v = _strand_sites(model, read, device)
+            if sign == -1:
+                p = width - 1 - p  # back to plus-strand coordinates of the piece
+            p = p - halo  # chunk coordinates
+            keep = (p >= 0) & (p < end - start)
+            c, p, v = c[keep], p[keep], v[keep]
+            keep = codes[start + p] != N_CODE  # a site must lie on an A/C/G/T base
+            parts.append((p[keep] + start, c[keep], np.full(int(keep.sum()), sign, np.int8),
+                          v[keep]))  # fmt: skip
+        yield SiteTable(
             seqid,
             np.concatenate([q[0] for q in parts]).astype(np.int64),
             np.concatenate([q[1] for q in parts]).astype(np.int16),
             np.concatenate([q[2] for q in parts]),
             np.concatenate([q[3] for q in parts]).astype(np.float32),
         )
-        yield sites, start, plus, minus
 
 
-def scan_genome(model, genome: Genome, *, chunk: int = 200_000, device=None,
-                on_chunk=None) -> list[SiteTable]:  # fmt: skip
-    """Sites of every sequence of ``genome``; ``on_chunk(seqid, start, plus, minus)`` sees
-    each chunk's activations (to stream a bigWig) without keeping them."""
+def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None) -> list[SiteTable]:
+    """Sites of every sequence of ``genome``, one table per sequence."""
     tables = []
     for seqid in genome.lengths:
-        codes = genome.sequence(seqid)
-        parts = []
-        for sites, start, plus, minus in scan_codes(model, seqid, codes, chunk=chunk,
-                                                    device=device):  # fmt: skip
-            parts.append(sites)
-            if on_chunk is not None:
-                on_chunk(seqid, start, plus, minus)
+        parts = list(scan_codes(model, seqid, genome.sequence(seqid), chunk=chunk, device=device))
         tables.append(
             SiteTable(
                 seqid,
@@ -118,13 +117,25 @@ def scan_genome(model, genome: Genome, *, chunk: int = 200_000, device=None,
     return tables
 
 
+def activation_track(table: SiteTable, channel: int) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, values) of one channel's activation, the larger strand's where both fire,
+    sorted by position (a bigWig's intervals)."""
+    pick = table.channel == channel
+    pos, val = table.position[pick], table.score[pick]
+    order = np.lexsort((-val, pos))
+    pos, val = pos[order], val[order]
+    first = np.ones(len(pos), bool)
+    first[1:] = pos[1:] != pos[:-1]
+    return pos[first], val[first]
+
+
 def scan_run_to_tracks(
     run,
     fasta,
     out,
     *,
     motifs_dir=None,
-    chunk: int = 200_000,
+    chunk: int = 50_000,
     device: str | None = None,
     bigwig: bool = True,
 ) -> dict:
@@ -148,6 +159,12 @@ def scan_run_to_tracks(
         raise InputError(f"{motifs_dir}: no motifs.json; run `sparling-genomics export` first")
     summary = json.loads(summary_path.read_text())
     meme = read_meme_motifs(motifs_dir / "motifs.meme")
+    listed = [m["id"] for m in summary["motifs"]]
+    if [key.split()[0] for key in meme] != listed:
+        raise InputError(
+            f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
+            f"({len(meme)} vs {len(listed)}); export again"
+        )
     _, _, model, torch_device = load_run(run, device=device)
     genome = Genome(fasta)
     rf = int(model.g.receptive_field)
@@ -159,18 +176,7 @@ def scan_run_to_tracks(
         offsets[entry["channel"]] = int(entry["offset"])
     out.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
-    keep = {m.channel for m in motifs}
-    wig_chunks: dict[int, list] = {c: [] for c in keep} if bigwig else {}
-
-    def on_chunk(seqid, start, plus, minus):
-        if bigwig:
-            both = np.maximum(plus, minus)
-            for c in keep:
-                nz = np.flatnonzero(both[c] > 0)
-                if len(nz):
-                    wig_chunks[c].append((seqid, start + nz, both[c, nz].astype(np.float32)))
-
-    tables = scan_genome(model, genome, chunk=chunk, device=torch_device, on_chunk=on_chunk)
+    tables = scan_genome(model, genome, chunk=chunk, device=torch_device)
     scan_seconds = time.perf_counter() - began
     rows = bed_frame(tables, motifs, offsets, rf, genome.lengths)
     bed = write_tracks(out / "motif_sites.bed", out / "motif_sites.bb", rows, genome.lengths,
@@ -179,9 +185,10 @@ def scan_run_to_tracks(
     if bigwig:
         for m in motifs:
 
-            def intervals(chunks=wig_chunks[m.channel]):
-                for seqid, pos, val in chunks:
-                    yield from zip([seqid] * len(pos), pos.tolist(), (pos + 1).tolist(),
+            def intervals(channel=m.channel):
+                for t in tables:
+                    pos, val = activation_track(t, channel)
+                    yield from zip([t.seqid] * len(pos), pos.tolist(), (pos + 1).tolist(),
                                    val.tolist())  # fmt: skip
 
             wigs.append(write_bigwig(out / f"{m.id}.bw", genome.lengths, intervals()))

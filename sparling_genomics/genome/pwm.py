@@ -33,9 +33,24 @@ def consensus(probs: np.ndarray, *, strong: float = 1.0, weak: float = 0.5) -> s
     return "".join(out)
 
 
-def trim(probs: np.ndarray, min_bits: float = 0.25) -> tuple[int, int]:
-    """[start, end) of ``probs`` without low-information flanks (whole matrix if none pass)."""
-    keep = np.flatnonzero(information_content(probs) >= min_bits)
+def relative_entropy(probs: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Bits per position against ``background`` (KL divergence, base 2)."""
+    p = np.clip(probs, 1e-12, 1.0)
+    q = np.clip(np.asarray(background, dtype=float), 1e-12, 1.0)
+    return (p * np.log2(p / q)).sum(axis=1)
+
+
+def trim(
+    probs: np.ndarray, min_bits: float = 0.25, background: np.ndarray | None = None
+) -> tuple[int, int]:
+    """[start, end) of ``probs`` without low-information flanks (whole matrix if none pass).
+
+    Information is measured against ``background`` when given (so that, in an AT-rich
+    genome, flanks that merely follow the genome's composition count as uninformative),
+    else against a uniform background.
+    """
+    bits = information_content(probs) if background is None else relative_entropy(probs, background)
+    keep = np.flatnonzero(bits >= min_bits)
     if len(keep) == 0:
         return 0, len(probs)
     return int(keep[0]), int(keep[-1]) + 1

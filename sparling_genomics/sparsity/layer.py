@@ -194,6 +194,31 @@ class SpatialSparsity(nn.Module):
             raise ValueError("peak_window needs 1-D or 2-D input")
         return torch.where(z >= local, z, torch.full_like(z, float("-inf")))
 
+    @torch.no_grad()
+    def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The non-zero outputs of :meth:`forward` for one 1-D input ``(1, C, L)`` in eval
+        mode, as ``(channel, position, value)``, without building the dense output.
+
+        Same values as ``forward`` (the same normalisation, the same ``z - t``), but the peak
+        test and the subtraction run only where ``z > t``: a genome scan spends most of its
+        sparse-layer time on positions that are far below the threshold.
+        """
+        if self.training or x.dim() != 3 or x.shape[0] != 1:
+            raise ValueError("active_sites needs eval mode and one (1, C, L) input")
+        z = self.normalize(x)[0]
+        t = self.thresholds.to(z.dtype)
+        channel, position = torch.nonzero(z > t[:, None], as_tuple=True)
+        value = z[channel, position]
+        r = self.peak_window
+        if r and self.density <= self.peak_below and len(position):
+            # z >= max of its channel within +-r (beyond the ends: -inf, as max_pool pads).
+            padded = F.pad(z, (r, r), value=float("-inf"))
+            offsets = torch.arange(2 * r + 1, device=z.device)
+            local = padded[channel[:, None], position[:, None] + offsets].amax(dim=1)
+            keep = value >= local
+            channel, position, value = channel[keep], position[keep], value[keep]
+        return channel, position, value - t[channel]
+
     def pre_threshold(self, x: torch.Tensor) -> torch.Tensor:
         """The normalised values ``z - t`` before the ReLU (for analysis and export)."""
         shape = (1, -1) + (1,) * (x.dim() - 2)

@@ -1,26 +1,14 @@
-"""`export` and `scan` on a tiny planted run: files, names, tracks in genome coordinates."""
+"""`export`, `scan` and `report` on a tiny planted run: files, names, tracks, report."""
 
 import json
+import re
 
+import numpy as np
 import pytest
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    from tests.conftest import run_cli
-
-    run = tmp_path_factory.mktemp("planted") / "run"
-    result = run_cli("train", "--task", "planted", "--preset", "tiny", "--out", run,
-                     "--no-progress")  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return run
-
-
-def test_export_writes_every_format_and_a_summary(cli, tiny_run):
-    result = cli("export", "--model", tiny_run, "--min-sites", "3", "--jaspar-release",
-                 "JASPAR2024")  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    out = tiny_run / "motifs"
+def test_export_writes_every_format_and_a_summary(planted_tiny):
+    out = planted_tiny.run / "motifs"
     summary = json.loads((out / "motifs.json").read_text())
     names = {"motifs.meme", "motifs.jaspar", "motifs.transfac", "motifs.homer", "tomtom.tsv",
              "motifs.json", "logos"}  # fmt: skip
@@ -34,8 +22,120 @@ def test_export_writes_every_format_and_a_summary(cli, tiny_run):
     assert 0.0 <= summary["shuffled_control"]["false_match_rate"] <= 1.0
 
 
+def _bed(planted_tiny):
+    rows = [line.split("\t") for line in (planted_tiny.tracks / "motif_sites.bed").read_text()
+            .splitlines()]  # fmt: skip
+    assert rows, "the scan found no sites"
+    return rows
+
+
+def test_scan_bed9_is_valid_sorted_and_in_sequence_coordinates(planted_tiny):
+    import pybedtools
+
+    rows = _bed(planted_tiny)
+    summary = json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())
+    colours = {}
+    for row in rows:
+        assert len(row) == 9
+        chrom, start, end, name, score, strand, ts, te, rgb = row
+        start, end, ts, te, score = int(start), int(end), int(ts), int(te), int(score)
+        assert chrom == planted_tiny.seqid  # the FASTA's name, exactly
+        assert 0 <= start < end <= planted_tiny.length
+        assert 0 <= score <= 1000 and strand in "+-"
+        assert (start <= ts < te <= end and te == ts + 1) or ts == te == start
+        motif = name.split(":")[0]
+        assert colours.setdefault(motif, rgb) == rgb  # one colour per motif
+        assert re.fullmatch(r"\d+,\d+,\d+", rgb)
+    # Named motifs carry their JASPAR name into the BED name column.
+    for m in summary["motifs"]:
+        names = {r[3] for r in rows if r[3].split(":")[0] == m["id"]}
+        if names and m["name"]:
+            assert names == {f"{m['id']}:{m['name'].replace(' ', '_')}"}
+    # bedtools' own sort leaves the order (chromosome, start) unchanged.
+    genome = planted_tiny.base / "genome.txt"
+    genome.write_text(f"{planted_tiny.seqid}\t{planted_tiny.length}\n")
+    resorted = pybedtools.BedTool(str(planted_tiny.tracks / "motif_sites.bed")).sort(g=str(genome))
+    assert [(f.chrom, f.start) for f in resorted] == [(r[0], int(r[1])) for r in rows]
+    track = (planted_tiny.tracks / "motif_sites.bed.track").read_text()
+    assert track.startswith("track name=") and 'itemRgb="On"' in track
+
+
+def test_bigbed_and_bigwig_hold_the_scanned_sites(planted_tiny):
+    import pybigtools
+
+    rows = _bed(planted_tiny)
+    bb = pybigtools.open(str(planted_tiny.tracks / "motif_sites.bb"))
+    assert bb.chroms() == {planted_tiny.seqid: planted_tiny.length}
+    entries = list(bb.records(planted_tiny.seqid, 0, planted_tiny.length))
+    assert len(entries) == len(rows)
+    assert [(e[0], e[1]) for e in entries] == [(int(r[1]), int(r[2])) for r in rows]
+    scan = json.loads((planted_tiny.tracks / "scan.json").read_text())
+    wigs = [f for f in scan["files"] if f.endswith(".bw")]
+    assert wigs
+    for name in wigs:
+        bw = pybigtools.open(str(planted_tiny.tracks / name))
+        values = bw.values(planted_tiny.seqid, 0, planted_tiny.length, fillna=None)
+        motif = name[: -len(".bw")]
+        thick = [int(r[6]) for r in rows if r[3].split(":")[0] == motif and r[6] != r[7]]
+        # Each site's base has a positive activation in its motif's track.
+        assert all(values[p] > 0 for p in thick)
+        assert np.nanmax(values) > 0
+
+
+def test_report_is_self_contained_and_names_every_motif(planted_tiny):
+    text = planted_tiny.report.read_text()
+    summary = json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())
+    for m in summary["motifs"]:
+        assert m["id"] in text and m["consensus"] in text
+    sources = re.findall(r'src="([^"]+)"', text)
+    assert len(sources) >= len(summary["motifs"]) + 2  # logos + annealing + motif errors
+    assert all(s.startswith("data:image/png;base64,") for s in sources)
+    assert "http://" not in text and "https://" not in text
+    assert "Motif errors against density" in text or "motif errors against density" in text
+    assert "Genome scan" in text
+
+
 def test_missing_checkpoint_is_one_line_error(cli, tmp_path):
     (tmp_path / "config.yaml").write_text("task: planted\n")
     result = cli("export", "--model", tmp_path)
     assert result.returncode == 2 and "has no checkpoints/final.pt" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [("", "holds no sequences"), ("just some text\n", "")],
+)
+def test_scan_of_a_fasta_without_sequences_is_one_line_error(cli, planted_tiny, tmp_path,
+                                                             content, message):  # fmt: skip
+    fasta = tmp_path / "empty.fa"
+    fasta.write_text(content)
+    out = tmp_path / "tracks"
+    result = cli("scan", "--model", planted_tiny.run, "--fasta", fasta, "--out", out)
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and str(fasta) in result.stderr
+    assert message in result.stderr
+    assert not out.exists()
+
+
+def test_scan_with_an_unparsable_motif_file_is_one_line_error(cli, planted_tiny, tmp_path):
+    import shutil
+
+    motifs = tmp_path / "motifs"
+    shutil.copytree(planted_tiny.run / "motifs", motifs)
+    (motifs / "motifs.meme").write_text("MEME version 4\n\nMOTIF x\nletter-probability matrix\n"
+                                        "0.5 0.5 nonsense\n")  # fmt: skip
+    out = tmp_path / "tracks"
+    result = cli("scan", "--model", planted_tiny.run, "--fasta", planted_tiny.fasta,
+                 "--motifs", motifs, "--out", out)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "motifs.meme" in result.stderr
+    assert not out.exists()
+
+
+def test_report_of_an_unfinished_run_is_one_line_error(cli, tmp_path):
+    (tmp_path / "config.yaml").write_text("task: planted\n")
+    result = cli("report", "--model", tmp_path, "--out", tmp_path / "r.html")
+    assert result.returncode == 2 and "metrics.json" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()

@@ -31,9 +31,9 @@ def model():
 
 def _all(model, codes, chunk):
     parts = list(scan_codes(model, "s", codes, chunk=chunk))
-    pos = np.concatenate([p[0].position for p in parts])
-    strand = np.concatenate([p[0].strand for p in parts])
-    chan = np.concatenate([p[0].channel for p in parts])
+    pos = np.concatenate([p.position for p in parts])
+    strand = np.concatenate([p.strand for p in parts])
+    chan = np.concatenate([p.channel for p in parts])
     order = np.lexsort((chan, strand, pos))
     return pos[order], strand[order], chan[order]
 
@@ -66,3 +66,21 @@ def test_n_runs_give_no_sites(model):
     codes[1000:2000] = N_CODE
     pos, _, _ = _all(model, codes, 700)
     assert not ((pos >= 1000) & (pos < 2000)).any()
+
+
+def test_sites_are_in_sequence_coordinates_not_chunk_or_window_relative(model):
+    """The same bases 1,000 nt further into a sequence give the same sites 1,000 nt later."""
+    rng = np.random.default_rng(4)
+    core = rng.integers(0, 4, 4000).astype(np.uint8)
+    shifted = np.concatenate([rng.integers(0, 4, 1000).astype(np.uint8), core])
+    halo = 40  # > the model's receptive field / 2 + peak window: edges differ, the rest not
+    a = _all(model, core, 700)
+    b = _all(model, shifted, 700)
+
+    def inner(sites, lo, hi):
+        pos, strand, chan = sites
+        keep = (pos >= lo) & (pos < hi)
+        return set(zip(pos[keep].tolist(), strand[keep].tolist(), chan[keep].tolist()))
+
+    expected = {(p + 1000, s, c) for p, s, c in inner(a, halo, 4000 - halo)}
+    assert expected and expected == inner(b, 1000 + halo, 5000 - halo)

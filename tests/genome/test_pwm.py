@@ -23,3 +23,12 @@ def test_pwm_information_and_consensus():
     assert consensus(uniform) == "nnn" and trim(uniform) == (0, 3)
     padded = np.vstack([uniform, probs, uniform])
     assert trim(padded) == (3, 8)
+
+
+def test_trim_against_the_genome_background_drops_composition_only_flanks():
+    at_rich = np.array([0.32, 0.18, 0.18, 0.32])
+    flank = np.tile([0.42, 0.08, 0.08, 0.42], (3, 1))  # A/T-rich, like the genome around it
+    core = np.eye(4)[[2, 3]] * 0.97 + 0.0075  # "GT"
+    probs = np.vstack([flank, core, flank])
+    assert trim(probs) == (0, 8)  # against uniform, the A/T flanks carry 0.37 bits each
+    assert trim(probs, background=at_rich) == (3, 5)

@@ -165,3 +165,20 @@ def test_peak_window_when_density_exceeds_peak_fraction():
     y = layer(torch.randn(8, 2, 1000))
     assert torch.isfinite(y).all() and torch.isfinite(layer.thresholds).all()
     assert 0.08 < float((y > 0).float().mean()) < 0.2
+
+
+@pytest.mark.parametrize("peak_window", [0, 3])
+def test_active_sites_equal_the_dense_forward(peak_window):
+    torch.manual_seed(0)
+    layer = SpatialSparsity(5, 0.01, peak_window=peak_window, peak_below=0.02)
+    for _ in range(30):
+        layer(torch.randn(8, 5, 3000))
+    layer.eval()
+    x = torch.randn(1, 5, 5000)
+    dense = layer(x)[0]
+    channel, position = torch.nonzero(dense > 0, as_tuple=True)
+    c, p, v = layer.active_sites(x)
+    order = torch.argsort(c * 10_000 + p)
+    assert len(channel) > 50
+    assert torch.equal(c[order], channel) and torch.equal(p[order], position)
+    assert torch.equal(v[order], dense[channel, position])

@@ -1,0 +1,144 @@
+"""The Snakemake workflow, for real, on the tiny reference with tiny budgets."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, TINY_FASTA
+
+TINY_CONFIG = REPO / "pipelines" / "config" / "tiny.yaml"
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+
+pytestmark = pytest.mark.skipif(not SNAKEMAKE.exists(), reason="snakemake not installed")
+
+
+def snakemake(workdir, *args, timeout=600, popen=False):
+    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "-d", str(workdir), *map(str, args)]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if popen:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=env, start_new_session=True)  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _job(workdir):
+    return workdir / "results" / "tiny" / "splicing" / "seed0"
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    result = snakemake(workdir, "--cores", "2", "--configfile", TINY_CONFIG)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return workdir
+
+
+def test_workflow_leaves_motifs_tracks_metrics_and_report(finished):
+    job = _job(finished)
+    motifs = job / "sparling" / "motifs"
+    for name in ("motifs.meme", "motifs.jaspar", "motifs.transfac", "motifs.homer",
+                 "tomtom.tsv", "motifs.json"):  # fmt: skip
+        assert (motifs / name).is_file(), name
+    assert list((motifs / "logos").glob("*.png"))
+    tracks = job / "sparling" / "tracks"
+    assert (tracks / "motif_sites.bed").is_file() and (tracks / "motif_sites.bb").is_file()
+    assert list(tracks.glob("*.bw"))
+    metrics = json.loads((job / "metrics.json").read_text())
+    assert "mean_topk" in metrics["sparling"]["e2e"] and "mean_topk" in metrics["baseline"]["e2e"]
+    assert "mean_topk" in metrics["ratio"]
+    assert "<img" in (job / "report.html").read_text()
+    for rule in ("dataset", "train_sparling", "train_baseline", "export", "scan"):
+        assert list((finished / "benchmarks").rglob(f"{rule}.tsv")), rule
+        assert list((finished / "logs").rglob(f"{rule}.log")), rule
+
+
+def test_rerun_after_success_does_nothing(finished):
+    result = snakemake(finished, "--cores", "2", "--configfile", TINY_CONFIG)
+    assert result.returncode == 0
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_dry_run_and_lint_are_clean(tmp_path):
+    result = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", TINY_CONFIG)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lint = snakemake(tmp_path, "--lint", "--configfile", TINY_CONFIG)
+    assert lint.returncode == 0, lint.stdout[-3000:] + lint.stderr[-3000:]
+
+
+def test_default_config_dry_run_plans_every_rule(tmp_path):
+    result = snakemake(tmp_path, "-n", "--cores", "2")
+    assert result.returncode == 0, result.stderr[-2000:]
+    for rule in ("dataset", "train_sparling", "train_baseline", "compare", "export", "scan",
+                 "report"):  # fmt: skip
+        assert rule in result.stdout
+
+
+def test_slurm_profile_resolves(tmp_path):
+    result = snakemake(tmp_path, "-n", "--profile", REPO / "pipelines" / "profiles" / "slurm",
+                       "--configfile", TINY_CONFIG)  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "train_sparling" in result.stdout
+
+
+def test_killed_run_redoes_only_unfinished_jobs(tmp_path):
+    proc = snakemake(tmp_path, "--cores", "1", "--configfile", TINY_CONFIG, popen=True)
+    dataset = _job(tmp_path).parents[1] / "dataset.h5"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (dataset.exists() and any(
+        (tmp_path / "logs").rglob("train_*.log")
+    )):  # fmt: skip
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert dataset.exists()
+    stamp = dataset.stat().st_mtime_ns
+    snakemake(tmp_path, "--unlock", "--configfile", TINY_CONFIG)
+    result = snakemake(tmp_path, "--cores", "2", "--configfile", TINY_CONFIG,
+                       "--rerun-incomplete")  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert dataset.stat().st_mtime_ns == stamp  # the finished job was not redone
+    assert (_job(tmp_path) / "report.html").is_file()
+
+
+def _bad(tmp_path, text):
+    config = tmp_path / "bad.yaml"
+    config.write_text(text)
+    return snakemake(tmp_path, "-n", "--cores", "1", "--configfile", config)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, tpyo: 1}}\n", "tpyo"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, seeds: 3}}\n", "seeds"),
+        ("genomes: {g: {fasta: /nonexistent/g.fa, gff: /nonexistent/g.gff3}}\n"
+         "runs: {s: {genome: g}}\n", "/nonexistent/g.fa"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: other}}\n", "runs.s.genome"),
+    ],
+)  # fmt: skip
+def test_bad_config_stops_before_any_job(tmp_path, text, expected):
+    result = _bad(tmp_path, text)
+    assert result.returncode != 0
+    assert expected in result.stdout + result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_gff_not_matching_the_fasta_stops_before_any_job(tmp_path):
+    fasta = tmp_path / "renamed.fa"
+    text = TINY_FASTA.read_text().splitlines()
+    fasta.write_text(">chr1\n" + "\n".join(text[1:]) + "\n")
+    gff = REPO / "reference" / "tiny" / "tiny.gff3"
+    result = _bad(tmp_path, f"genomes: {{g: {{fasta: {fasta}, gff: {gff}}}}}\n"
+                            "runs: {s: {genome: g}}\n")  # fmt: skip
+    assert result.returncode != 0
+    out = result.stdout + result.stderr
+    assert "NC_003070.9" in out and "chr1" in out and "genomes.g" in out
+    assert not (tmp_path / "results").exists()
+    shutil.rmtree(tmp_path / ".snakemake", ignore_errors=True)
