@@ -14,10 +14,16 @@ min_version("9.0")
 # file, so loading both would add the default genome to the user's).
 if not config.get("genomes"):
 
-    configfile: "pipelines/config/default.yaml"
+    configfile: f"{workflow.basedir}/pipelines/config/default.yaml"
 
 
 validate(config, "pipelines/schema/config.schema.yaml")
+
+
+wildcard_constraints:
+    genome=r"[^/]+",
+    run=r"[^/]+",
+    seed=r"\d+",
 
 
 include: "pipelines/rules/common.smk"

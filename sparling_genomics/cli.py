@@ -460,5 +460,21 @@ def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
     click.echo(f"wrote {path}")
 
 
+@bench.command("pipeline")
+@click.option("--workdir", default=Path("."), type=click.Path(path_type=Path), show_default=True,
+              help="Where the Snakemake run wrote results/ and benchmarks/.")  # fmt: skip
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option("--wall-seconds", required=True, type=float, help="The run's wall-clock time.")
+@click.option("--command", "command_line", required=True, help="The command that was timed.")
+@_benchmarks_md_option
+def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
+    """Per-rule time and memory of a finished pipeline run, into BENCHMARKS.md."""
+    from .bench.pipeline import run_pipeline_benchmark
+
+    path = run_pipeline_benchmark(workdir, out, wall_seconds=wall_seconds, command=command_line,
+                                  benchmarks_md=benchmarks_md)  # fmt: skip
+    click.echo(f"wrote {path}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -1,4 +1,4 @@
-# Shared by every rule file: the config turned into jobs, paths, and the pre-flight checks.
+# Shared by the workflow: the config turned into jobs, paths, and the pre-flight checks.
 import shlex
 import sys
 from pathlib import Path
@@ -31,6 +31,7 @@ def _check_config():
 
 
 _check_config()
+
 
 # One job set per (run, seed): results/<genome>/<run>/seed<S>/...
 JOBS = [
@@ -96,3 +97,21 @@ def job_targets():
         if config["runs"][name]["scan"]:
             out.append(d / "sparling" / "tracks" / "scan.json")
     return [str(p) for p in out]
+
+
+def compare_inputs(wc):
+    d = OUT / wc.genome / wc.run / f"seed{wc.seed}"
+    out = {"sparling": d / "sparling" / "metrics.json"}
+    if config["runs"][wc.run]["baseline"]:
+        out["baseline"] = d / "baseline" / "metrics.json"
+    return out
+
+
+def report_inputs(wc):
+    d = OUT / wc.genome / wc.run / f"seed{wc.seed}"
+    out = {"metrics": d / "metrics.json", "motifs": d / "sparling" / "motifs" / "motifs.json"}
+    if config["runs"][wc.run]["scan"]:
+        out["scan"] = d / "sparling" / "tracks" / "scan.json"
+    if config["runs"][wc.run]["baseline"]:
+        out["baseline"] = d / "baseline" / "metrics.json"
+    return out

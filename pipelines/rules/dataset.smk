@@ -5,6 +5,7 @@ rule dataset:
     output:
         OUT / "{genome}" / "dataset.h5",
     params:
+        sg=SG,
         source=genome_source_args,
     log:
         "logs/{genome}/dataset.log",
@@ -13,5 +14,7 @@ rule dataset:
     threads: 1
     resources:
         mem_mb=4000,
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "{SG} dataset {params.source} --out {output} --force > {log} 2>&1"
+        "{params.sg} dataset {params.source} --out {output} --force > {log} 2>&1"

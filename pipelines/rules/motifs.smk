@@ -3,21 +3,24 @@
 
 rule export:
     input:
-        final=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "checkpoints" / "final.pt",
+        metrics=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "metrics.json",
     output:
         summary=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "motifs.json",
         meme=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "motifs.meme",
         tomtom=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "tomtom.tsv",
     params:
-        run=lambda wc, input: Path(input.final).parents[1],
+        sg=SG,
+        run=lambda wc, input: Path(input.metrics).parent,
         jaspar=jaspar_args(),
     log:
         "logs/{genome}/{run}/seed{seed}/export.log",
     benchmark:
         "benchmarks/{genome}/{run}/seed{seed}/export.tsv"
     threads: 2
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "{SG} export --model {params.run} {params.jaspar} > {log} 2>&1"
+        "{params.sg} export --model {params.run} {params.jaspar} > {log} 2>&1"
 
 
 rule scan:
@@ -28,6 +31,7 @@ rule scan:
         bigbed=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "tracks" / "motif_sites.bb",
         summary=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "tracks" / "scan.json",
     params:
+        sg=SG,
         run=lambda wc, input: Path(input.summary).parents[1],
         fasta=lambda wc: genome_fasta(wc.genome),
         out=lambda wc, output: Path(output.summary).parent,
@@ -38,19 +42,11 @@ rule scan:
     threads: 2
     resources:
         gpu=1,
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {SG} scan --model {params.run} --fasta {params.fasta} "
+        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.run} --fasta {params.fasta} "
         "--out {params.out} > {log} 2>&1"
-
-
-def report_inputs(wc):
-    d = OUT / wc.genome / wc.run / f"seed{wc.seed}"
-    out = {"metrics": d / "metrics.json", "motifs": d / "sparling" / "motifs" / "motifs.json"}
-    if config["runs"][wc.run]["scan"]:
-        out["scan"] = d / "sparling" / "tracks" / "scan.json"
-    if config["runs"][wc.run]["baseline"]:
-        out["baseline"] = d / "baseline" / "metrics.json"
-    return out
 
 
 rule report:
@@ -59,6 +55,7 @@ rule report:
     output:
         OUT / "{genome}" / "{run}" / "seed{seed}" / "report.html",
     params:
+        sg=SG,
         run=lambda wc, input: Path(input.motifs).parents[1],
         extra=lambda wc, input: " ".join(
             ([f"--scan {Path(input.scan).parent}"] if "scan" in input.keys() else [])
@@ -67,6 +64,8 @@ rule report:
         title=lambda wc: f"{wc.run} on {wc.genome}, seed {wc.seed}",
     log:
         "logs/{genome}/{run}/seed{seed}/report.log",
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "{SG} report --model {params.run} {params.extra} --title '{params.title}' "
+        "{params.sg} report --model {params.run} {params.extra} --title '{params.title}' "
         "--out {output} > {log} 2>&1"

@@ -7,9 +7,11 @@ rule train_sparling:
     input:
         dataset=OUT / "{genome}" / "dataset.h5",
     output:
+        # One file only: Snakemake would create the folder of any other output inside the
+        # run directory, and `train` refuses a non-empty one. metrics.json is written last.
         metrics=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "metrics.json",
-        final=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "checkpoints" / "final.pt",
     params:
+        sg=SG,
         args=lambda wc: train_args(wc),
         out=lambda wc, output: Path(output.metrics).parent,
     log:
@@ -21,8 +23,10 @@ rule train_sparling:
         gpu=1,
         mem_mb=8000,
         runtime=lambda wc: int(config["runs"][wc.run]["train_minutes"]) + 15,
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {SG} train {params.args} --dataset {input.dataset} "
+        "OMP_NUM_THREADS={threads} {params.sg} train {params.args} --dataset {input.dataset} "
         "--out {params.out} --no-progress > {log} 2>&1"
 
 
@@ -31,8 +35,8 @@ rule train_baseline:
         dataset=OUT / "{genome}" / "dataset.h5",
     output:
         metrics=OUT / "{genome}" / "{run}" / "seed{seed}" / "baseline" / "metrics.json",
-        final=OUT / "{genome}" / "{run}" / "seed{seed}" / "baseline" / "checkpoints" / "final.pt",
     params:
+        sg=SG,
         args=lambda wc: train_args(wc, baseline=True),
         out=lambda wc, output: Path(output.metrics).parent,
     log:
@@ -44,17 +48,11 @@ rule train_baseline:
         gpu=1,
         mem_mb=8000,
         runtime=lambda wc: int(config["runs"][wc.run]["baseline_minutes"]) + 15,
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {SG} train {params.args} --dataset {input.dataset} "
+        "OMP_NUM_THREADS={threads} {params.sg} train {params.args} --dataset {input.dataset} "
         "--out {params.out} --no-progress > {log} 2>&1"
-
-
-def compare_inputs(wc):
-    d = OUT / wc.genome / wc.run / f"seed{wc.seed}"
-    out = {"sparling": d / "sparling" / "metrics.json"}
-    if config["runs"][wc.run]["baseline"]:
-        out["baseline"] = d / "baseline" / "metrics.json"
-    return out
 
 
 rule compare:
@@ -63,9 +61,12 @@ rule compare:
     output:
         OUT / "{genome}" / "{run}" / "seed{seed}" / "metrics.json",
     params:
+        sg=SG,
         baseline=lambda wc, input: f"--baseline {Path(input.baseline).parent}" if "baseline" in input.keys() else "",
         sparling=lambda wc, input: Path(input.sparling).parent,
     log:
         "logs/{genome}/{run}/seed{seed}/compare.log",
+    conda:
+        "../envs/sparling-genomics.yaml"
     shell:
-        "{SG} compare --model {params.sparling} {params.baseline} --out {output} > {log} 2>&1"
+        "{params.sg} compare --model {params.sparling} {params.baseline} --out {output} > {log} 2>&1"

@@ -1,0 +1,83 @@
+"""Pipeline benchmark: time and peak memory of every rule of a finished Snakemake run.
+
+Reads the ``benchmark:`` files Snakemake wrote (``benchmarks/**/<rule>.tsv``: seconds,
+max RSS, ...) and the run's combined ``metrics.json`` files, writes ``bench_pipeline.json`` and
+the BENCHMARKS.md section. The wall-clock time of the whole run is measured by the caller
+(``--wall-seconds``) because rules may overlap.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from ..io import write_json_atomic
+from .report import machine_description, machine_line, update_section
+
+
+def read_rule_benchmarks(folder: Path) -> list[dict]:
+    rows = []
+    for path in sorted(Path(folder).rglob("*.tsv")):
+        with open(path) as handle:
+            for record in csv.DictReader(handle, delimiter="\t"):
+                rows.append({
+                    "job": str(path.relative_to(folder).with_suffix("")),
+                    "seconds": float(record["s"]),
+                    "max_rss_mb": float(record["max_rss"]) if record["max_rss"] != "-" else None,
+                })  # fmt: skip
+    return rows
+
+
+def run_pipeline_benchmark(
+    workdir: Path,
+    out: Path,
+    *,
+    wall_seconds: float,
+    command: str,
+    benchmarks_md: Path = Path("BENCHMARKS.md"),
+) -> Path:
+    workdir, out = Path(workdir), Path(out)
+    rules = read_rule_benchmarks(workdir / "benchmarks")
+    metrics = {
+        str(p.parent.relative_to(workdir / "results")): json.loads(p.read_text())
+        for p in sorted((workdir / "results").glob("*/*/seed*/metrics.json"))
+    }
+    result = {
+        "benchmark": "pipeline",
+        "machine": machine_description(),
+        "command": command,
+        "wall_seconds": wall_seconds,
+        "rules": rules,
+        "metrics": {k: {"sparling": v["sparling"]["e2e"], "baseline": (v.get("baseline") or {})
+                        .get("e2e"), "ratio": v.get("ratio")} for k, v in metrics.items()},
+    }  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "bench_pipeline.json"
+    write_json_atomic(path, result)
+    update_section(benchmarks_md, "pipeline", _markdown(result, path))
+    return path
+
+
+def _markdown(r: dict, path: Path) -> str:
+    lines = [
+        "## The pipeline, default config (TAIR10 chr1), 2 CPU cores",
+        "",
+        f"Machine: {machine_line(r['machine'])}",
+        "",
+        f"Command: `{r['command']}`. JSON: `{path}`. Floor: <= 60 minutes.",
+        "",
+        f"Whole run, wall clock: **{r['wall_seconds'] / 60:.1f} min**.",
+        "",
+        "| job | seconds | peak RSS (MB) |",
+        "|---|---|---|",
+    ]
+    for row in r["rules"]:
+        rss = "-" if row["max_rss_mb"] is None else f"{row['max_rss_mb']:.0f}"
+        lines.append(f"| {row['job']} | {row['seconds']:.1f} | {rss} |")
+    for name, m in r["metrics"].items():
+        s, b, ratio = m["sparling"], m["baseline"] or {}, m["ratio"] or {}
+        lines += ["", f"{name}: mean top-k Sparling **{s['mean_topk']:.3f}**, baseline "
+                  f"**{b.get('mean_topk', float('nan')):.3f}**, ratio "
+                  f"**{ratio.get('mean_topk', float('nan')):.3f}**."]  # fmt: skip
+    return "\n".join(lines)
