@@ -60,6 +60,12 @@ _model_option = click.option(
     "--model", "run", required=True, type=click.Path(path_type=Path),
     help="Run directory of a trained model.",
 )  # fmt: skip
+_motifs_option = click.option(
+    "--motifs",
+    "motifs_dir",
+    type=click.Path(path_type=Path),
+    help="Folder written by `export` (default RUN/motifs).",
+)
 _split_option = click.option(
     "--split", type=click.Choice(["val", "test"]), default="test", show_default=True
 )
@@ -273,12 +279,7 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
 )
 @click.option("--reference", help="Named reference to scan instead of --fasta.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
-@click.option(
-    "--motifs",
-    "motifs_dir",
-    type=click.Path(path_type=Path),
-    help="Folder written by `export` (default RUN/motifs).",
-)
+@_motifs_option
 @click.option("--chunk", default=50_000, show_default=True, help="Bases per chunk.")
 @click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
@@ -301,12 +302,7 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
 
 @main.command()
 @_model_option
-@click.option(
-    "--motifs",
-    "motifs_dir",
-    type=click.Path(path_type=Path),
-    help="Folder written by `export` (default RUN/motifs).",
-)
+@_motifs_option
 @click.option(
     "--baseline",
     type=click.Path(path_type=Path),

@@ -17,9 +17,8 @@ import yaml
 
 from ..config import resolve_config
 from ..evaluate.motif_recovery import planted_recovery
-from ..io import write_json_atomic
 from .planted import _run
-from .report import machine_description, machine_line, update_section
+from .report import machine_description, machine_line, publish
 
 
 def run_motif_export_benchmark(
@@ -49,10 +48,8 @@ def run_motif_export_benchmark(
                      "exact_match": metrics["e2e"]["exact_match"],
                      "jaspar": summary["jaspar"], **recovery})  # fmt: skip
     result = {"benchmark": "motif-export", "machine": machine_description(), "runs": rows}
-    json_path = out / "bench_motif_export.json"
-    write_json_atomic(json_path, result)
-    update_section(benchmarks_md, "motif-export", _markdown(result, out, seeds, preset))
-    return json_path
+    return publish(result, out / "bench_motif_export.json", benchmarks_md, "motif-export",
+                   _markdown(result, out, seeds, preset))  # fmt: skip
 
 
 def _q(value) -> str:

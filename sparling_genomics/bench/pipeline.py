@@ -12,8 +12,7 @@ import csv
 import json
 from pathlib import Path
 
-from ..io import write_json_atomic
-from .report import machine_description, machine_line, update_section
+from .report import machine_description, machine_line, publish
 
 
 def read_rule_benchmarks(folder: Path) -> list[dict]:
@@ -54,9 +53,7 @@ def run_pipeline_benchmark(
     }  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     path = out / "bench_pipeline.json"
-    write_json_atomic(path, result)
-    update_section(benchmarks_md, "pipeline", _markdown(result, path))
-    return path
+    return publish(result, path, benchmarks_md, "pipeline", _markdown(result, path))
 
 
 def _markdown(r: dict, path: Path) -> str:

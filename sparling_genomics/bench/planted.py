@@ -16,9 +16,8 @@ import statistics
 from pathlib import Path
 
 from ..config import resolve_config
-from ..io import write_json_atomic
 from ..train.trainer import train
-from .report import machine_description, machine_line, update_section
+from .report import machine_description, machine_line, publish
 
 FIELDS = ("exact_match", "edit_error", "fne", "fpe", "ce")
 
@@ -111,10 +110,8 @@ def run_planted_benchmark(
         "runs": runs,
         "mean": summary,
     }
-    json_path = out / "bench_planted.json"
-    write_json_atomic(json_path, result)
-    update_section(benchmarks_md, "planted", _markdown(result, out, preset, seeds))
-    return json_path
+    return publish(result, out / "bench_planted.json", benchmarks_md, "planted",
+                   _markdown(result, out, preset, seeds))  # fmt: skip
 
 
 def _pct(value) -> str:

@@ -8,7 +8,7 @@ import platform
 import re
 from pathlib import Path
 
-from ..io import write_text_atomic
+from ..io import write_json_atomic, write_text_atomic
 
 HEADER = (
     "# Benchmarks\n\n"
@@ -69,3 +69,10 @@ def update_section(path: Path, name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     write_text_atomic(path, text if text.endswith("\n") else text + "\n")
+
+
+def publish(result: dict, json_path: Path, benchmarks_md: Path, section: str, body: str) -> Path:
+    """Write a benchmark's JSON and replace its BENCHMARKS.md section; returns the JSON path."""
+    write_json_atomic(Path(json_path), result)
+    update_section(Path(benchmarks_md), section, body)
+    return Path(json_path)

@@ -14,8 +14,7 @@ import resource
 import time
 from pathlib import Path
 
-from ..io import write_json_atomic
-from .report import machine_description, machine_line, update_section
+from .report import machine_description, machine_line, publish
 
 
 def _peak_rss_gb() -> float:
@@ -81,10 +80,8 @@ def run_scan_benchmark(
         "ratio_fimo_over_ours_total": round(fimo_seconds / ours_seconds, 3),
         "ratio_fimo_over_ours_model": round(fimo_seconds / ours["scan_seconds"], 3),
     }
-    json_path = out / "bench_scan.json"
-    write_json_atomic(json_path, result)
-    update_section(benchmarks_md, "scan", _markdown(result, run, out, reference))
-    return json_path
+    return publish(result, out / "bench_scan.json", benchmarks_md, "scan",
+                   _markdown(result, run, out, reference))  # fmt: skip
 
 
 def _markdown(r: dict, run: Path, out: Path, reference: str) -> str:
