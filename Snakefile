@@ -30,6 +30,7 @@ include: "pipelines/rules/common.smk"
 include: "pipelines/rules/dataset.smk"
 include: "pipelines/rules/train.smk"
 include: "pipelines/rules/motifs.smk"
+include: "pipelines/rules/planted.smk"
 
 
 rule all:

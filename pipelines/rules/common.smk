@@ -91,6 +91,8 @@ def jaspar_args():
 
 def job_targets():
     out = []
+    if config["planted"]["enabled"]:
+        out += [str(OUT / "planted" / f"seed{s}" / "report.html") for s in config["planted"]["seeds"]]
     for name, genome, seed in JOBS:
         d = job_dir(name, genome, seed)
         out += [d / "report.html", d / "metrics.json", d / "sparling" / "motifs" / "motifs.json"]

@@ -231,7 +231,7 @@ def build_report(
         control = summary.get("shuffled_control") or {}
         parts += [
             f"<p>{len(summary['motifs'])} motifs exported from the {html.escape(summary['split'])}"
-            f" split, {named} named by Tomtom against JASPAR "
+            f" split, {named} named by Tomtom against "
             f"{html.escape(' '.join(str(v) for v in jaspar.values() if v))} at q &lt; 0.05. "
             f"Silent channels (too few sites to export): "
             f"{', '.join(str(c) for c in summary['silent_channels']) or 'none'}.</p>",

@@ -84,6 +84,25 @@ def test_default_config_dry_run_plans_every_rule(tmp_path):
         assert rule in result.stdout
 
 
+def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
+    config = tmp_path / "fan.yaml"
+    config.write_text(
+        "genomes: {tiny: {reference: tiny}, tiny2: {reference: tiny, labels: [donor]}}\n"
+        "runs: {a: {genome: tiny, preset: tiny, seeds: [0, 1]}, b: {genome: tiny2, "
+        "preset: tiny, baseline: false, scan: false}}\n"
+        "planted: {enabled: true, preset: tiny, seeds: [3]}\n"
+    )
+    result = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", config)
+    assert result.returncode == 0, result.stderr[-2000:]
+    counts = dict(
+        line.split()[:2] for line in result.stdout.splitlines()
+        if len(line.split()) == 2 and line.split()[1].isdigit()
+    )  # fmt: skip
+    assert counts["dataset"] == "2" and counts["train_sparling"] == "3"
+    assert counts["train_baseline"] == "2" and counts["scan"] == "2"
+    assert counts["train_planted"] == "1" and counts["report_planted"] == "1"
+
+
 def test_slurm_profile_resolves(tmp_path):
     result = snakemake(tmp_path, "-n", "--profile", REPO / "pipelines" / "profiles" / "slurm",
                        "--configfile", TINY_CONFIG)  # fmt: skip
