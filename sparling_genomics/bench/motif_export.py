@@ -9,7 +9,6 @@ column-shuffled control reaches q < 0.05.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -39,10 +38,11 @@ def run_motif_export_benchmark(
         began = time.perf_counter()
         summary = export_run_motifs(run)
         seconds = time.perf_counter() - began
-        saved = json.loads((run / "metrics.json").read_text())
         planted = yaml.safe_load((run / "config.yaml").read_text())["data"]["motifs"]
         recovery = planted_recovery(
-            summary, planted, channel_to_symbol=(saved.get("motif") or {}).get("channel_to_symbol")
+            summary,
+            planted,
+            channel_to_symbol=(metrics.get("motif") or {}).get("channel_to_symbol"),
         )
         rows.append({"seed": seed, "run": str(run), "export_seconds": round(seconds, 2),
                      "exact_match": metrics["e2e"]["exact_match"],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import RunDirectoryError
@@ -12,13 +11,18 @@ _KEPT = ("e2e", "motif", "density", "measured_density", "samples_seen", "wall_se
 
 
 def _metrics(run: Path) -> dict:
-    path = Path(run) / "metrics.json"
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise RunDirectoryError(f"{path}: missing (training not finished?)") from None
-    except json.JSONDecodeError as exc:
-        raise RunDirectoryError(f"{path}: not valid JSON ({exc.msg})") from None
+    from ..train.loading import read_run_json
+
+    return read_run_json(Path(run) / "metrics.json", "training not finished?")
+
+
+def metric_ratios(ours: dict, theirs: dict) -> dict[str, float]:
+    """Sparling / baseline for every end-to-end metric both have (baseline non-zero)."""
+    return {
+        key: value / theirs[key]
+        for key, value in ours.items()
+        if isinstance(value, float) and isinstance(theirs.get(key), float) and theirs[key]
+    }
 
 
 def compare_runs(sparling: Path, baseline: Path | None = None) -> dict:
@@ -35,10 +39,5 @@ def compare_runs(sparling: Path, baseline: Path | None = None) -> dict:
                 f"{baseline}: task {theirs.get('task')!r} is not {ours.get('task')!r}"
             )
         result["baseline"] = {"run": str(baseline), **{k: theirs.get(k) for k in _KEPT}}
-        result["ratio"] = {
-            key: value / theirs["e2e"][key]
-            for key, value in ours["e2e"].items()
-            if isinstance(value, float) and isinstance(theirs["e2e"].get(key), float)
-            and theirs["e2e"][key]
-        }  # fmt: skip
+        result["ratio"] = metric_ratios(ours["e2e"], theirs["e2e"])
     return result

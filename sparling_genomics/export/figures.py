@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 from ..errors import RunDirectoryError
+from .logos import pyplot
 
 
 def read_train_log(path: Path) -> list[dict]:
@@ -38,21 +39,12 @@ def _png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def annealing_curve(records: list[dict], metric: str) -> bytes | None:
     """PNG of density and ``val_<metric>`` (and the bar) against samples; None if no records."""
     rows = [r for r in records if "samples" in r and "density" in r]
     if not rows:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     fig, left = plt.subplots(figsize=(7.0, 3.2))
     try:
         samples = [r["samples"] for r in rows]
@@ -83,7 +75,7 @@ def motif_error_vs_density(records: list[dict]) -> bytes | None:
     rows = [r for r in records if r.get("val_fne") is not None and r.get("density")]
     if not rows:
         return None
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 3.2))
     try:
         density = [r["density"] for r in rows]

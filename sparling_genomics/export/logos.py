@@ -15,7 +15,8 @@ from ..io import atomic_write
 from .formats import ExportedMotif
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -52,7 +53,7 @@ def _save(fig, path: Path, fmt: str) -> None:
 
 def write_logos(folder: Path, motifs: list[ExportedMotif]) -> dict[str, list[Path]]:
     """``folder/<id>.png`` and ``.svg`` per motif and ``folder/all_motifs.png`` (a sheet)."""
-    plt = _pyplot()
+    plt = pyplot()
     folder = Path(folder)
     written: dict[str, list[Path]] = {"png": [], "svg": [], "sheet": []}
     for m in motifs:

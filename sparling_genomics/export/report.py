@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from pathlib import Path
 
-from ..errors import RunDirectoryError
+from ..evaluate.compare import metric_ratios
 from ..io import write_text_atomic
+from ..train.loading import read_run_json
 from .figures import annealing_curve, motif_error_vs_density, read_train_log
 
 _CSS = """
@@ -52,15 +52,6 @@ def _fmt(value, digits: int = 4) -> str:
             return f"{value:.2e}"
         return f"{value:.{digits}f}"
     return html.escape(str(value))
-
-
-def _read_json(path: Path, what: str) -> dict:
-    try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise RunDirectoryError(f"{path}: missing ({what})") from None
-    except json.JSONDecodeError as exc:
-        raise RunDirectoryError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
 
 
 def _metric_rows(metrics: dict) -> dict[str, object]:
@@ -94,20 +85,13 @@ def _metrics_table(metrics: dict, baseline: dict | None) -> str:
     head = "<tr><th>metric</th><th>Sparling</th>"
     head += "<th>non-sparse baseline</th><th>Sparling / baseline</th></tr>" if baseline else "</tr>"
     body = []
+    ratios = metric_ratios(metrics.get("e2e") or {}, baseline.get("e2e") or {}) if baseline else {}
     for key, value in ours.items():
         cells = f"<td>{html.escape(key)}</td><td class=num>{_fmt_metric(key, value)}</td>"
         if baseline:
-            other = theirs.get(key)
-            ratio = (
-                value / other
-                if key in (metrics.get("e2e") or {})
-                and isinstance(value, float)
-                and isinstance(other, float)
-                and other
-                else None
-            )
             cells += (
-                f"<td class=num>{_fmt_metric(key, other)}</td><td class=num>{_fmt(ratio, 3)}</td>"
+                f"<td class=num>{_fmt_metric(key, theirs.get(key))}</td>"
+                f"<td class=num>{_fmt(ratios.get(key), 3)}</td>"
             )
         body.append(f"<tr>{cells}</tr>")
     return f"<table>{head}{''.join(body)}</table>"
@@ -171,17 +155,17 @@ def build_report(
 ) -> str:
     """The report's HTML text for run directory ``run``."""
     run = Path(run)
-    metrics = _read_json(run / "metrics.json", "written when training finishes")
-    base = _read_json(Path(baseline) / "metrics.json", "the baseline's") if baseline else None
+    metrics = read_run_json(run / "metrics.json", "written when training finishes")
+    base = read_run_json(Path(baseline) / "metrics.json", "the baseline's") if baseline else None
     records = read_train_log(run / "train_log.jsonl")
     motifs_dir = Path(motifs_dir) if motifs_dir else run / "motifs"
     summary = (
-        _read_json(motifs_dir / "motifs.json", "made by `sparling-genomics export`")
+        read_run_json(motifs_dir / "motifs.json", "made by `sparling-genomics export`")
         if (motifs_dir / "motifs.json").exists()
         else None
     )
     scan = (
-        _read_json(Path(scan_dir) / "scan.json", "made by `sparling-genomics scan`")
+        read_run_json(Path(scan_dir) / "scan.json", "made by `sparling-genomics scan`")
         if scan_dir
         else None
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..errors import CheckpointError, RunDirectoryError
@@ -39,3 +40,15 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
         ) from None
     model.eval()
     return config, task, model, torch_device
+
+
+def read_run_json(path: Path, what: str) -> dict:
+    """A JSON file of a run (metrics, motifs, scan summary); a missing or torn file is a
+    one-line :class:`RunDirectoryError` saying what should have written it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunDirectoryError(f"{path}: missing ({what})") from None
+    except json.JSONDecodeError as exc:
+        raise RunDirectoryError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
