@@ -76,6 +76,11 @@ _split_option = click.option(
 @click.option("--fasta", type=click.Path(path_type=Path), help="Genome FASTA (plain or gzip).")
 @click.option("--gff", type=click.Path(path_type=Path), help="Annotation: GFF3 or GTF.")
 @click.option("--bed", type=click.Path(path_type=Path), help="Labelled sites/regions (BED4+).")
+@click.option(
+    "--chrom-aliases",
+    type=click.Path(path_type=Path),
+    help="File pairing the GFF/BED's sequence names with the FASTA's (two columns per line).",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output .h5 file.")
 @click.option(
     "--labels",
@@ -100,6 +105,7 @@ def dataset(
     fasta,
     gff,
     bed,
+    chrom_aliases,
     out,
     labels,
     transcripts,
@@ -137,7 +143,9 @@ def dataset(
         val_fraction=val_fraction,
         test_fraction=test_fraction,
     )
-    summary = build_dataset(out, fasta, annotation=gff, bed=bed, spec=spec)
+    summary = build_dataset(
+        out, fasta, annotation=gff, bed=bed, spec=spec, chrom_aliases=chrom_aliases
+    )
     click.echo(json.dumps(summary, indent=2))
     click.echo(f"wrote {out}")
 

@@ -15,13 +15,14 @@ types are counted as skipped.
 from __future__ import annotations
 
 import gzip
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
 from ..errors import InputError
-from .fasta import check_on_sequence
+from .chromosomes import SequenceNames
 
 CODING_TYPES = {"mRNA"}
 BIOTYPE_KEYS = ("gene_biotype", "biotype", "transcript_biotype", "gene_type")
@@ -54,6 +55,7 @@ class Annotation:
     transcripts: dict[str, Transcript]
     genes: dict[str, list[str]]
     skipped: Counter
+    format: str = "gff3"  # or "gtf" (CDS lines exclude the stop codon)
 
     def selected(self, mode: str = "longest") -> list[Transcript]:
         """Transcripts with exons: the longest (by exon length) per gene, or ``all``."""
@@ -97,16 +99,42 @@ def _attributes_gtf(text: str) -> dict[str, str]:
     return out
 
 
-def read_annotation(path: Path, lengths: dict[str, int] | None = None) -> Annotation:
-    """Parse a GFF3 or GTF file (gzip allowed) into protein-coding transcripts.
+def annotation_format(path: Path) -> str:
+    """``gtf`` or ``gff3``, from the attribute column of the first feature line (not the
+    file name: GTF files named ``.gff`` are common)."""
+    with _open_text(path) as handle:
+        for number, raw in enumerate(handle):
+            if number > 10_000 or raw.startswith("##FASTA"):
+                break
+            if raw.startswith("#") or not raw.strip():
+                continue
+            cols = raw.rstrip("\n\r").split("\t")
+            if len(cols) == 9:
+                return "gtf" if _GTF_ATTRIBUTE.search(cols[8]) else "gff3"
+    return "gff3"
 
-    ``lengths`` (sequence name -> length, from the FASTA) turns on the checks that every
-    feature lies on a known sequence and inside it.
+
+_GTF_ATTRIBUTE = re.compile(r'(^|;)\s*[A-Za-z_]\w*\s+"')
+
+
+def read_annotation(
+    path: Path, lengths: SequenceNames | dict[str, int] | None = None
+) -> Annotation:
+    """Parse a GFF3 or GTF file (gzip allowed; the format is sniffed) into protein-coding
+    transcripts. Lines may come in any order; a ``##FASTA`` section ends the features.
+
+    ``lengths`` (FASTA sequence name -> length, or :class:`SequenceNames` with aliases)
+    turns on the checks that every feature lies on a known sequence and inside it; seqids
+    are then reported under the FASTA's names.
     """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: annotation file not found")
-    gtf = any(s in (".gtf",) for s in path.suffixes)
+    names = SequenceNames.of(lengths) if lengths is not None else None
+    try:
+        gtf = annotation_format(path) == "gtf"
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"{path}: cannot read annotation ({exc})"[:300]) from None
     genes_biotype: dict[str, str | None] = {}
     transcripts: dict[str, Transcript] = {}
     parts: list[tuple[str, str, int, int, int]] = []  # (kind, parent, start, end, line)
@@ -138,8 +166,9 @@ def read_annotation(path: Path, lengths: dict[str, int] | None = None) -> Annota
                         f"{path}:{number}: bad coordinates {start_s}..{end_s} "
                         "(1-based, start <= end)"
                     )
-                if lengths is not None:
-                    check_on_sequence(f"{path}:{number}", seqid, end, lengths, feature=kind)
+                if names is not None:
+                    seqid = names.locate(f"{path}:{number}", path, seqid, end, feature=kind)
+                    cols[0] = seqid
                 n_features += 1
                 attrs = _attributes_gtf(attr_text) if gtf else _attributes_gff3(attr_text)
                 if gtf:
@@ -191,7 +220,9 @@ def read_annotation(path: Path, lengths: dict[str, int] | None = None) -> Annota
         raise InputError(f"{path}: cannot read annotation ({exc})"[:300]) from None
     if n_features == 0:
         raise InputError(f"{path}: annotation holds no features")
-    return _link(path, genes_biotype, transcripts, parts, all_ids, skipped)
+    annotation = _link(path, genes_biotype, transcripts, parts, all_ids, skipped)
+    annotation.format = "gtf" if gtf else "gff3"
+    return annotation
 
 
 def _gtf_feature(

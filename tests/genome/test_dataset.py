@@ -130,7 +130,7 @@ def test_bed_source_labels_sites_on_both_strands(tmp_path):
     [
         ("", "BED file holds no records"),
         ("# only a comment\n", "BED file holds no records"),
-        ("chrZ\t10\t20\tpeak\n", ":1: chromosome 'chrZ' is not in the FASTA"),
+        ("chrZ\t10\t20\tpeak\n", ":1: sequence 'chrZ' is not in the FASTA"),
         ("NC_003070.9\t10\t20\n", ":1: a labelled BED needs at least 4 columns"),
         ("NC_003070.9\t299990\t300020\tpeak\n", ":1: interval ends at 300020, beyond the end"),
     ],
@@ -150,10 +150,27 @@ def test_fasta_and_gff_names_must_match(tmp_path):
     fasta.write_text(">chr1\n" + "ACGT" * 3000 + "\n")
     with pytest.raises(InputError) as err:
         build_dataset(tmp_path / "o.h5", fasta, annotation=TINY_GFF)
-    assert f"{TINY_GFF}:9: sequence 'NC_003070.9' is not in the FASTA (FASTA has: chr1)" in str(
-        err.value
-    )
+    message = str(err.value)
+    assert f"{TINY_GFF}:9: sequence 'NC_003070.9' is not in the FASTA." in message
+    assert "FASTA has: chr1; tiny.gff3 has: NC_003070.9." in message
+    assert "--chrom-aliases" in message
     assert not (tmp_path / "o.h5").exists()
+
+
+def test_chrom_aliases_reconcile_names(tmp_path):
+    """A FASTA renamed to 'chr1' plus an alias file gives the same dataset as the original."""
+    fasta = tmp_path / "g.fa"
+    fasta.write_text(TINY_FASTA.read_text().replace(">NC_003070.9", ">chr1", 1))
+    aliases = tmp_path / "aliases.txt"
+    aliases.write_text("# GFF name, FASTA name\nNC_003070.9\tchr1\n")
+    renamed = build_dataset(tmp_path / "a.h5", fasta, annotation=TINY_GFF, chrom_aliases=aliases)
+    original = build_dataset(tmp_path / "b.h5", TINY_FASTA, annotation=TINY_GFF)
+    for key in ("windows", "sites", "transcripts"):
+        assert renamed[key] == original[key]
+    import h5py
+
+    with h5py.File(tmp_path / "a.h5") as a, h5py.File(tmp_path / "b.h5") as b:
+        assert np.array_equal(a["x"][:], b["x"][:]) and np.array_equal(a["y"][:], b["y"][:])
 
 
 def test_empty_fasta_is_refused(tmp_path):
