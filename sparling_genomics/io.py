@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -53,3 +54,22 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     atomic_write(path, lambda h: json.dump(data, h, indent=2, sort_keys=False))
+
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def safe_child(folder: Path, name: str, suffix: str = "") -> Path:
+    """``folder / (name + suffix)``, refusing a name that could leave ``folder``.
+
+    Names that become file names (motif ids, run and genome names) may come from files a
+    user did not write (an edited ``motifs.json``); only one plain path component is allowed.
+    """
+    from .errors import InputError
+
+    if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
+        raise InputError(
+            f"{name!r} cannot be a file name in {folder} (letters, digits, '_', '-', '.', '+' "
+            "only, starting with a letter or digit)"
+        )
+    return Path(folder) / f"{name}{suffix}"

@@ -25,7 +25,8 @@ def _check_config():
     for name, genome in config["genomes"].items():
         try:
             check_genome_inputs(reference=genome.get("reference"), fasta=genome.get("fasta"),
-                                gff=genome.get("gff"), bed=genome.get("bed"))
+                                gff=genome.get("gff"), bed=genome.get("bed"),
+                                chrom_aliases=genome.get("chrom_aliases"))
         except SparlingError as exc:
             raise WorkflowError(f"config: genomes.{name}: {exc}") from None
 
@@ -56,6 +57,8 @@ def genome_source_args(wildcards):
     else:
         args = ["--fasta", g["fasta"]]
         args += ["--gff", g["gff"]] if g.get("gff") else ["--bed", g["bed"]]
+    if g.get("chrom_aliases"):
+        args += ["--chrom-aliases", g["chrom_aliases"]]
     if not g.get("bed"):
         args += ["--labels", ",".join(g["labels"]), "--transcripts", g["transcripts"]]
     return shlex.join(args)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..genome.sequence import ALPHABET
-from ..io import atomic_write
+from ..io import atomic_write, safe_child
 from .formats import ExportedMotif
 
 
@@ -61,7 +61,7 @@ def write_logos(folder: Path, motifs: list[ExportedMotif]) -> dict[str, list[Pat
         try:
             draw_logo(ax, m)
             for fmt in ("png", "svg"):
-                path = folder / f"{m.id}.{fmt}"
+                path = safe_child(folder, m.id, f".{fmt}")
                 _save(fig, path, fmt)
                 written[fmt].append(path)
         finally:

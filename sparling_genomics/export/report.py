@@ -23,7 +23,7 @@ import html
 from pathlib import Path
 
 from ..evaluate.compare import metric_ratios
-from ..io import write_text_atomic
+from ..io import safe_child, write_text_atomic
 from ..train.loading import read_run_json
 from .figures import annealing_curve, motif_error_vs_density, read_train_log
 
@@ -100,7 +100,7 @@ def _metrics_table(metrics: dict, baseline: dict | None) -> str:
 def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
     rows = []
     for m in summary["motifs"]:
-        logo_path = logos / f"{m['id']}.png"
+        logo_path = safe_child(logos, m["id"], ".png")
         logo = (
             f'<img class=logo alt="logo of {html.escape(m["id"])}" '
             f'src="{_data_uri(logo_path.read_bytes())}">'

@@ -147,7 +147,7 @@ def scan_run_to_tracks(
     from pathlib import Path
 
     from ..errors import InputError
-    from ..io import write_json_atomic
+    from ..io import safe_child, write_json_atomic
     from ..train.loading import load_run
     from .formats import ExportedMotif, read_meme_motifs
     from .tracks import bed_frame, write_bigwig, write_tracks
@@ -170,6 +170,7 @@ def scan_run_to_tracks(
     rf = int(model.g.receptive_field)
     motifs, offsets = [], {}
     for entry, probs in zip(summary["motifs"], meme.values()):
+        safe_child(out, entry["id"], ".bw")  # refuse ids that could leave OUT, before any work
         motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
                                     (entry["name"] or "").replace(" ", "_"),
                                     entry["channel"], entry["offset"]))  # fmt: skip
@@ -191,7 +192,7 @@ def scan_run_to_tracks(
                     yield from zip([t.seqid] * len(pos), pos.tolist(), (pos + 1).tolist(),
                                    val.tolist())  # fmt: skip
 
-            wigs.append(write_bigwig(out / f"{m.id}.bw", genome.lengths, intervals()))
+            wigs.append(write_bigwig(safe_child(out, m.id, ".bw"), genome.lengths, intervals()))
     result = {
         "run": str(run),
         "fasta": str(fasta),

@@ -1,12 +1,15 @@
-"""Checkpoints: atomic ``torch.save``, and loading that never executes code.
+"""Checkpoints: atomic ``torch.save`` with a content digest, and loading that never executes code.
 
 Loading uses ``torch.load(weights_only=True)``, which only rebuilds tensors and plain
-containers, so a tampered file cannot run code; a truncated or foreign file is refused with
-a ``CheckpointError`` naming it.
+containers, so a tampered file cannot run code. ``torch.load`` does not notice changed tensor
+bytes (a flipped byte loads as a slightly different weight), so every checkpoint carries a
+SHA-256 of its contents (keys, dtypes, shapes, tensor bytes, plain values), checked on load.
+A truncated, foreign or modified file is refused with a ``CheckpointError`` naming it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import torch
@@ -14,26 +17,71 @@ import torch
 from ..errors import CheckpointError
 from ..io import atomic_write
 
-FORMAT = "sparling-genomics-checkpoint-1"
+FORMAT = "sparling-genomics-checkpoint-2"
+
+
+def payload_digest(payload) -> str:
+    """SHA-256 of a checkpoint payload's contents, independent of how torch serialises it."""
+    h = hashlib.sha256()
+    _update(h, payload)
+    return h.hexdigest()
+
+
+def _update(h, value) -> None:
+    if isinstance(value, torch.Tensor):
+        t = value.detach().cpu().contiguous()
+        h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    elif isinstance(value, dict):
+        h.update(f"D{len(value)}".encode())
+        for key in sorted(value, key=repr):
+            h.update(f"K{key!r}".encode())
+            _update(h, value[key])
+    elif isinstance(value, list | tuple):
+        h.update(f"L{type(value).__name__}{len(value)}".encode())
+        for item in value:
+            _update(h, item)
+    else:
+        h.update(f"V{type(value).__name__}:{value!r}".encode())
 
 
 def save_checkpoint(path: Path, payload: dict) -> None:
-    """Write ``payload`` (plus the format tag) to ``path`` atomically."""
-    atomic_write(Path(path), lambda h: torch.save({"format": FORMAT, **payload}, h), mode="wb")
+    """Write ``payload`` (plus the format tag and digest) to ``path`` atomically."""
+    body = {"format": FORMAT, **payload}
+    body["digest"] = payload_digest(body)
+    atomic_write(Path(path), lambda h: torch.save(body, h), mode="wb")
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
-    """Read a checkpoint written by :func:`save_checkpoint`."""
+    """Read a checkpoint written by :func:`save_checkpoint`; refuse anything else."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: checkpoint not found")
     try:
-        payload = torch.load(path, map_location=map_location, weights_only=True)
+        payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for bad files
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CheckpointError(
             f"{path}: not a readable checkpoint (truncated, corrupt or not ours): {reason[:120]}"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a sparling-genomics checkpoint")
+        raise CheckpointError(f"{path}: not a sparling-genomics checkpoint (format tag missing)")
+    digest = payload.pop("digest", None)
+    if digest != payload_digest(payload):
+        raise CheckpointError(
+            f"{path}: checkpoint contents do not match its digest (modified or corrupt); "
+            "retrain or restore the file"
+        )
+    if str(map_location) != "cpu":
+        payload = _to_device(payload, map_location)
     return payload
+
+
+def _to_device(value, device):
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, dict):
+        return {k: _to_device(v, device) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_device(v, device) for v in value]
+    return value

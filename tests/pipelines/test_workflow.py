@@ -144,6 +144,9 @@ def _bad(tmp_path, text):
         ("genomes: {g: {fasta: /nonexistent/g.fa, gff: /nonexistent/g.gff3}}\n"
          "runs: {s: {genome: g}}\n", "/nonexistent/g.fa"),
         ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: other}}\n", "runs.s.genome"),
+        # Names become folders: one that would leave outdir is refused.
+        ("genomes: {../evil: {reference: tiny}}\nruns: {s: {genome: ../evil}}\n", "../evil"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {a/b: {genome: tiny}}\n", "a/b"),
     ],
 )  # fmt: skip
 def test_bad_config_stops_before_any_job(tmp_path, text, expected):
@@ -165,3 +168,20 @@ def test_gff_not_matching_the_fasta_stops_before_any_job(tmp_path):
     assert "NC_003070.9" in out and "chr1" in out and "genomes.g" in out
     assert not (tmp_path / "results").exists()
     shutil.rmtree(tmp_path / ".snakemake", ignore_errors=True)
+
+
+def test_chrom_aliases_reconcile_gff_and_fasta_names(tmp_path):
+    """The same renamed FASTA passes the pre-flight once an alias file maps the names, and
+    the dataset rule is given the alias file."""
+    fasta = tmp_path / "renamed.fa"
+    text = TINY_FASTA.read_text().splitlines()
+    fasta.write_text(">chr1\n" + "\n".join(text[1:]) + "\n")
+    aliases = tmp_path / "aliases.tsv"
+    aliases.write_text("chr1\tNC_003070.9\n")
+    gff = REPO / "reference" / "tiny" / "tiny.gff3"
+    config = tmp_path / "aliased.yaml"
+    config.write_text(f"genomes: {{g: {{fasta: {fasta}, gff: {gff}, chrom_aliases: {aliases}}}}}\n"
+                      "runs: {s: {genome: g}}\n")  # fmt: skip
+    result = snakemake(tmp_path, "-n", "-p", "--cores", "1", "--configfile", config)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert f"--chrom-aliases {aliases}" in result.stdout
