@@ -5,9 +5,11 @@ A crash or kill therefore never leaves a half-written output that a re-run would
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
+import socket
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,11 +21,16 @@ from typing import IO, Any
 def atomic_path(path: Path) -> Iterator[Path]:
     """A temp path beside ``path`` (same extension: some writers, e.g. pybigtools, go by
     it) that becomes ``path`` when the block ends without error, and is removed otherwise.
-    For writers that take a file name (h5py, pybigtools, bedtools)."""
+    For writers that take a file name (h5py, pybigtools, bedtools).
+
+    The temp name holds the host and process id; temp files of the same target left by a
+    killed process on this host (SIGKILL skips the clean-up) are removed first.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}",
-                                dir=path.parent)  # fmt: skip
+    _remove_stale_temps(path)
+    fd, name = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}{_HOST}-{os.getpid()}-",
+                                suffix=path.suffix, dir=path.parent)  # fmt: skip
     os.close(fd)
     tmp = Path(name)
     try:
@@ -32,6 +39,32 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+_HOST = socket.gethostname().replace("-", "_") or "host"
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}.tmp-"
+
+
+def _remove_stale_temps(path: Path) -> None:
+    prefix = _temp_prefix(path)
+    for old in path.parent.glob(glob.escape(prefix) + "*"):
+        host, _, rest = old.name[len(prefix) :].partition("-")
+        pid = rest.split("-", 1)[0]
+        if host == _HOST and pid.isdigit() and not _alive(int(pid)):
+            old.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def atomic_write(path: Path, write: Callable[[IO], Any], mode: str = "w") -> None:

@@ -139,3 +139,40 @@ def test_report_of_an_unfinished_run_is_one_line_error(cli, tmp_path):
     assert result.returncode == 2 and "metrics.json" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_killed_scan_leaves_only_whole_files_and_a_rerun_redoes_it(planted_tiny, tmp_path):
+    """SIGKILL a scan after its first output file: scan.json (the completion mark) is absent,
+    every file present is whole, and a re-run gives the uninterrupted run's outputs."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    text = planted_tiny.fasta.read_text().splitlines()
+    big = tmp_path / "big.fa"
+    body = "\n".join(text[1:])
+    big.write_text("".join(f">copy{i}\n{body}\n" for i in range(40)))
+    out = tmp_path / "tracks"
+    cmd = [sys.executable, "-m", "sparling_genomics.cli", "scan", "--model", str(planted_tiny.run),
+           "--fasta", str(big), "--out", str(out)]  # fmt: skip
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (out / "motif_sites.bed").exists():
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (out / "scan.json").exists(), "the scan finished before it could be killed"
+    bed = out / "motif_sites.bed"
+    if bed.exists():
+        rows = [line.split("\t") for line in bed.read_text().splitlines()]
+        assert all(len(r) == 9 for r in rows)
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    whole = tmp_path / "whole"
+    done = subprocess.run([*cmd[:-1], str(whole)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert bed.read_bytes() == (whole / "motif_sites.bed").read_bytes()
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())

@@ -77,3 +77,31 @@ def test_bad_inputs(cli, tmp_path):
     _one_line_error(cli("dataset", "--reference", "nope", "--out", out), "unknown reference")
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.h5")]
+
+
+def test_killed_dataset_build_leaves_no_output_and_reruns(tmp_path):
+    """SIGKILL the chr1 build while it writes: no out.h5 (only a temp a re-run removes)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "d.h5"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "sparling_genomics.cli", "dataset", "--reference",
+           "tair10-chr1", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(p.name.startswith(".d.h5.tmp-") for p in
+                                             tmp_path.iterdir()):  # fmt: skip
+        time.sleep(0.02)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    assert not out.exists(), "the build finished before it could be killed"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".d.h5.tmp-")]
+    rerun = subprocess.run([*cmd[:3], "dataset", "--reference", "tiny", "--out", str(out)],
+                           env=env, capture_output=True, text=True)  # fmt: skip
+    assert rerun.returncode == 0, rerun.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["d.h5"]

@@ -1,0 +1,60 @@
+"""Atomic writes: a failed or killed writer never leaves a file a re-run would trust."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sparling_genomics import io
+from sparling_genomics.errors import InputError
+
+
+def test_failed_write_leaves_nothing(tmp_path):
+    target = tmp_path / "out.json"
+    with pytest.raises(RuntimeError):
+        with io.atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("crash")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_temp_of_a_killed_writer_is_removed_by_the_next_write(tmp_path):
+    target = tmp_path / "tracks.bb"
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from sparling_genomics.io import atomic_path\n"
+        "ctx = atomic_path(Path(sys.argv[1]))\n"
+        "tmp = ctx.__enter__()\n"
+        "tmp.write_text('partial')\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(target)])
+    assert proc.returncode == -9
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".tracks.bb.tmp-") and not target.exists()
+    io.write_text_atomic(target, "whole")
+    assert [p.name for p in tmp_path.iterdir()] == ["tracks.bb"]
+    assert target.read_text() == "whole"
+
+
+def test_temp_of_a_live_writer_is_kept(tmp_path):
+    target = tmp_path / "x.txt"
+    with io.atomic_path(target) as tmp:
+        io.write_text_atomic(tmp_path / "other.txt", "x")
+        io.write_text_atomic(tmp_path / "y.txt", "y")
+        assert tmp.exists()  # another write beside it does not touch a live temp
+        tmp.write_text("done")
+    assert target.read_text() == "done"
+    assert os.path.exists(tmp_path / "other.txt")
+
+
+@pytest.mark.parametrize("name", ["../x", "a/b", "..", "", ".hidden", "x\0y", "/abs"])
+def test_safe_child_refuses_names_that_leave_the_folder(tmp_path, name):
+    with pytest.raises(InputError):
+        io.safe_child(tmp_path, name, ".bw")
+
+
+def test_safe_child_accepts_motif_ids(tmp_path):
+    assert io.safe_child(tmp_path, "motif_03", ".bw") == tmp_path / "motif_03.bw"
