@@ -448,6 +448,20 @@ def bench_scan(run, reference, out, benchmarks_md) -> None:
     )
 
 
+@bench.command("scan-load")
+@_model_option
+@click.option("--reference", default="tair10-chr1", show_default=True)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@_benchmarks_md_option
+def bench_scan_load(run, reference, out, benchmarks_md) -> None:
+    """Scan 10,000 small contigs and one 30 Mb sequence: peak RSS, and sites identical to
+    scanning the pieces separately."""
+    from .bench.scan_load import run_scan_load_benchmark
+
+    path = run_scan_load_benchmark(run, out, reference=reference, benchmarks_md=benchmarks_md)
+    click.echo(f"wrote {path}")
+
+
 @bench.command("motif-export")
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="`bench planted` folder."

@@ -12,10 +12,9 @@ from sparling_genomics.errors import InputError
 
 def test_failed_write_leaves_nothing(tmp_path):
     target = tmp_path / "out.json"
-    with pytest.raises(RuntimeError):
-        with io.atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("crash")
+    with pytest.raises(RuntimeError), io.atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("crash")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -192,18 +192,31 @@ def scan_run_to_tracks(
                     yield from zip([t.seqid] * len(pos), pos.tolist(), (pos + 1).tolist(),
                                    val.tolist())  # fmt: skip
 
-            wigs.append(write_bigwig(safe_child(out, m.id, ".bw"), genome.lengths, intervals()))
+            wig = write_bigwig(safe_child(out, m.id, ".bw"), genome.lengths, intervals())
+            if wig is not None:
+                wigs.append(wig)
     result = {
         "run": str(run),
         "fasta": str(fasta),
         "sequences": len(genome.lengths),
         "bases": int(sum(genome.lengths.values())),
         "device": str(torch_device),
+        "motifs": len(motifs),
         "sites": int(sum(len(t) for t in tables)),
         "bed_rows": len(rows),
         "scan_seconds": round(scan_seconds, 2),
         "total_seconds": round(time.perf_counter() - began, 2),
-        "files": [bed.name, bed.name + ".track", "motif_sites.bb", *[w.name for w in wigs]],
+        "files": [
+            bed.name,
+            bed.name + ".track",
+            *(["motif_sites.bb"] if len(rows) else []),
+            *[w.name for w in wigs],
+        ],  # fmt: skip
+        "motifs_without_sites": [
+            m.id for m in motifs if not any(w.name == f"{m.id}.bw" for w in wigs)
+        ]
+        if bigwig
+        else None,  # fmt: skip
     }
     write_json_atomic(out / "scan.json", result)
     return result

@@ -128,7 +128,11 @@ def write_tracks(
     bed_path: Path, bigbed_path: Path | None, frame, lengths: dict[str, int], *, track_name: str
 ) -> Path:
     """Sorted BED9 at ``bed_path`` (+ ``.track`` with the track line, itemRgb on) and, unless
-    None, the same rows as a bigBed; all written atomically. Returns the BED's path."""
+    None, the same rows as a bigBed; all written atomically. Returns the BED's path.
+
+    With no rows there is no bigBed (pybigtools writes an unreadable header-only file for
+    empty input), and an old one at ``bigbed_path`` is removed so it cannot be mistaken for
+    this scan's."""
     import pybigtools
 
     bed_path = Path(bed_path)
@@ -143,16 +147,27 @@ def write_tracks(
         Path(str(bed_path) + ".track"),
         f'track name="{track_name}" description="Sparling motif sites" itemRgb="On"\n',
     )
-    if bigbed_path is not None:
+    if bigbed_path is not None and not chrom:
+        Path(bigbed_path).unlink(missing_ok=True)
+    elif bigbed_path is not None:
         with atomic_path(Path(bigbed_path)) as tmp:
             pybigtools.open(str(tmp), "w").write(lengths, zip(chrom, start, end, rest))
     return bed_path
 
 
-def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path:
-    """bigWig from sorted ``(chrom, start, end, value)`` intervals, via pybigtools; atomic."""
+def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path | None:
+    """bigWig from sorted ``(chrom, start, end, value)`` intervals, via pybigtools; atomic.
+    None (and no file; an old one is removed) when there are no intervals: pybigtools would
+    write an unreadable header-only file."""
+    import itertools
+
     import pybigtools
 
+    intervals = iter(intervals)
+    first = next(intervals, None)
+    if first is None:
+        Path(path).unlink(missing_ok=True)
+        return None
     with atomic_path(path) as tmp:
-        pybigtools.open(str(tmp), "w").write(lengths, intervals)
+        pybigtools.open(str(tmp), "w").write(lengths, itertools.chain([first], intervals))
     return Path(path)
