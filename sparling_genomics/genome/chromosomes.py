@@ -114,13 +114,17 @@ def unknown_sequence_message(
     """One line: the name, a few names from each file, and the likely fix."""
     fasta_names = list(fasta_names)
     theirs = file_sequence_names(path) if Path(path).is_file() else [name]
-    pairs = [(n, guess_fasta_name(n, fasta_names, headers)) for n in theirs]
+    known = set(fasta_names)
+    pairs = [(n, guess_fasta_name(n, fasta_names, headers)) for n in theirs if n not in known]
     pairs = [(n, f) for n, f in pairs if f is not None]
     if pairs:
         example = "; ".join(f"'{n}<TAB>{f}'" for n, f in pairs[:3])
         fix = f"the names look like aliases: give an alias file with lines {example}"
     else:
-        fix = "if these are the same sequences under other names, give an alias file"
+        fix = (
+            "drop the lines on sequences the FASTA lacks, or, if they are the same sequences "
+            "under other names, give an alias file"
+        )
     return (
         f"{where}: sequence {name!r} is not in the FASTA. FASTA has: {_few(fasta_names)}; "
         f"{Path(path).name} has: {_few(theirs)}. Likely fix: {fix} "

@@ -130,6 +130,8 @@ class Genome:
         _check_nucleotides(self.path, head)
         if any(b" " in line or b"\t" in line for line in head.split(b"\n") if line[:1] != b">"):
             return False  # whitespace inside sequence lines: pyfaidx would count it as bases
+        fai = Path(f"{self.path}.fai")
+        had_index = fai.exists()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # "index older than FASTA"
@@ -137,6 +139,8 @@ class Genome:
                     str(self.path), as_raw=True, sequence_always_upper=True, rebuild=True
                 )
         except (pyfaidx.FastaIndexingError, OSError, ValueError):
+            if not had_index:
+                fai.unlink(missing_ok=True)  # pyfaidx may leave the index of a refused file
             return False  # ragged lines, duplicate names, unwritable .fai, ...
         self.lengths = {name: len(record) for name, record in self._faidx.records.items()}
         return True

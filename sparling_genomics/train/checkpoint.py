@@ -10,6 +10,7 @@ A truncated, foreign or modified file is refused with a ``CheckpointError`` nami
 from __future__ import annotations
 
 import hashlib
+import pickle
 from pathlib import Path
 
 import torch
@@ -59,8 +60,16 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise CheckpointError(f"{path}: checkpoint not found")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise CheckpointError(
+            f"{path}: refused: it holds Python objects other than tensors and plain values, "
+            "and loading them could run code (not a sparling-genomics checkpoint)"
+        ) from None
     except Exception as exc:  # torch raises many types for bad files
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else type(exc).__name__
+        if "zip archive" in reason or "central directory" in reason:
+            reason = "not a complete torch zip archive"
         raise CheckpointError(
             f"{path}: not a readable checkpoint (truncated, corrupt or not ours): {reason[:120]}"
         ) from None

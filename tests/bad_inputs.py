@@ -1,0 +1,440 @@
+"""The catalogue of bad (and merely messy) inputs tried against the CLI, and its docs table.
+
+Each case writes its files into an empty folder, runs one ``sparling-genomics`` command there
+(in process, through click's test runner) and states the exit code and the words the user
+must see. ``tests/test_bad_inputs.py`` runs every case; ``python -m tests.bad_inputs`` writes
+``docs/bad-inputs.md`` from what the commands print, and a test checks that file is current.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = REPO / "docs" / "bad-inputs.md"
+
+
+def _random_dna(length: int, seed: int) -> str:
+    return "".join(np.random.default_rng(seed).choice(list("ACGT"), size=length))
+
+
+CHR1 = _random_dna(6000, 1)
+CHR2 = _random_dna(3000, 2)
+
+
+def fasta(records: dict[str, str] | None = None, width: int = 60, eol: str = "\n") -> bytes:
+    records = records or {"chr1": CHR1, "chr2": CHR2}
+    out = []
+    for name, seq in records.items():
+        out.append(f">{name}")
+        out += [seq[i : i + width] for i in range(0, len(seq), width)]
+    return (eol.join(out) + eol).encode()
+
+
+GFF_LINES = [
+    "##gff-version 3",
+    "chr1\t.\tgene\t1001\t4000\t.\t+\t.\tID=g1;gene_biotype=protein_coding",
+    "chr1\t.\tmRNA\t1001\t4000\t.\t+\t.\tID=t1;Parent=g1",
+    "chr1\t.\texon\t1001\t1500\t.\t+\t.\tParent=t1",
+    "chr1\t.\texon\t2001\t2500\t.\t+\t.\tParent=t1",
+    "chr1\t.\texon\t3001\t4000\t.\t+\t.\tParent=t1",
+    "chr1\t.\tCDS\t1101\t1500\t.\t+\t0\tParent=t1",
+    "chr2\t.\tgene\t501\t2500\t.\t-\t.\tID=g2",
+    "chr2\t.\tmRNA\t501\t2500\t.\t-\t.\tID=t2;Parent=g2",
+    "chr2\t.\texon\t501\t900\t.\t-\t.\tParent=t2",
+    "chr2\t.\texon\t1501\t2500\t.\t-\t.\tParent=t2",
+]
+
+
+def gff(lines: list[str] | None = None, rename: dict[str, str] | None = None) -> bytes:
+    lines = GFF_LINES if lines is None else lines
+    text = "\n".join(lines) + "\n"
+    for old, new in (rename or {}).items():
+        text = text.replace(f"{old}\t", f"{new}\t")
+    return text.encode()
+
+
+GTF = "\n".join(
+    [
+        'chr1\t.\ttranscript\t1001\t4000\t.\t+\t.\tgene_id "g1"; transcript_id "t1";',
+        'chr1\t.\texon\t1001\t1500\t.\t+\t.\tgene_id "g1"; transcript_id "t1";',
+        'chr1\t.\texon\t2001\t2500\t.\t+\t.\tgene_id "g1"; transcript_id "t1";',
+        'chr1\t.\texon\t3001\t4000\t.\t+\t.\tgene_id "g1"; transcript_id "t1";',
+    ]
+).encode()
+
+BED = (
+    b"chr1\t1499\t1500\tdonor\t0\t+\nchr1\t2000\t2001\tacceptor\t0\t+\nchr2\t899\t900\tsite\t0\t-\n"
+)
+
+
+@dataclass
+class Case:
+    """One input tried: files to write, a command, the exit code and words to see."""
+
+    id: str
+    group: str
+    given: str  # what the user gives, for the docs table
+    files: dict[str, bytes | Callable[[Path], None]]
+    args: list[str]
+    exit: int = 2
+    expect: list[str] = field(default_factory=list)
+    needs_run: bool = False  # the folder gets ``run/``: a copy of a tiny trained run
+
+
+def _dataset(*extra: str) -> list[str]:
+    return ["dataset", *extra, "--out", "out.h5"]
+
+
+def _tamper_checkpoint(folder: Path) -> None:
+    path = folder / "run" / "checkpoints" / "final.pt"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _truncate_checkpoint(folder: Path) -> None:
+    path = folder / "run" / "checkpoints" / "final.pt"
+    path.write_bytes(path.read_bytes()[:1000])
+
+
+def _pickle_checkpoint(folder: Path) -> None:
+    import torch
+
+    class Exploit:
+        def __reduce__(self):
+            return (os.system, ("touch PWNED",))
+
+    torch.save({"format": "sparling-genomics-checkpoint-2", "x": Exploit()},
+               folder / "run" / "checkpoints" / "final.pt")  # fmt: skip
+
+
+def _escaping_motif_id(folder: Path) -> None:
+    import json
+
+    motifs = folder / "run" / "motifs"
+    summary = json.loads((motifs / "motifs.json").read_text())
+    old = summary["motifs"][0]["id"]
+    summary["motifs"][0]["id"] = "../../escaped"
+    (motifs / "motifs.json").write_text(json.dumps(summary))
+    meme = (motifs / "motifs.meme").read_text()
+    (motifs / "motifs.meme").write_text(meme.replace(f"MOTIF {old}", "MOTIF ../../escaped", 1))
+
+
+def _no_motifs(folder: Path) -> None:
+    shutil.rmtree(folder / "run" / "motifs")
+
+
+GOOD = {"genome.fa": fasta(), "genes.gff3": gff()}
+
+CASES: list[Case] = [
+    # --- FASTA ---------------------------------------------------------------------------
+    Case("fasta-missing", "FASTA", "a FASTA path that does not exist",
+         {"genes.gff3": gff()}, _dataset("--fasta", "nope.fa", "--gff", "genes.gff3"),
+         expect=["nope.fa: FASTA file not found"]),
+    Case("fasta-empty", "FASTA", "an empty FASTA file",
+         {"genome.fa": b"", "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genome.fa: FASTA holds no sequences"]),
+    Case("fasta-not-fasta", "FASTA", "a file that is not FASTA (e.g. a GFF given as FASTA)",
+         {"genome.fa": gff(), "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genome.fa: not a FASTA file"]),
+    Case("fasta-protein", "FASTA", "a protein FASTA",
+         {"genome.fa": b">p1\n" + b"MKVLLAEEQRSTWYPHGFIKL" * 20 + b"\n", "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genome.fa:", "protein FASTA"]),
+    Case("fasta-duplicate", "FASTA", "two records with the same name",
+         {"genome.fa": fasta() + b">chr1\nACGT\n", "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genome.fa:", "duplicate sequence name 'chr1' (first at line 1)"]),
+    Case("fasta-bare-header", "FASTA", "a '>' line without a name",
+         {"genome.fa": fasta() + b">\nACGT\n", "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genome.fa:", "record without a name"]),
+    Case("fasta-soft-masked", "FASTA", "soft-masked (lower-case) bases",
+         {"genome.fa": fasta({"chr1": CHR1[:3000].lower() + CHR1[3000:], "chr2": CHR2}),
+          "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("fasta-iupac", "FASTA", "IUPAC codes (R, Y, ...) and N runs",
+         {"genome.fa": fasta({"chr1": CHR1[:100] + "RYKMSWN" * 20 + "N" * 500 + CHR1[740:],
+                              "chr2": CHR2}), "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("fasta-gzip", "FASTA", "a gzip-compressed FASTA",
+         {"genome.fa.gz": gzip.compress(fasta()), "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa.gz", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("fasta-crlf", "FASTA", "Windows line endings (CRLF)",
+         {"genome.fa": fasta(eol="\r\n"), "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("fasta-ragged", "FASTA", "lines of unequal length and blank lines (not indexable)",
+         {"genome.fa": fasta().replace(b"\n", b"\n\n", 3).replace(CHR1[:60].encode(),
+                                                                  CHR1[:30].encode() + b"\n"
+                                                                  + CHR1[30:60].encode()),
+          "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    # --- names -----------------------------------------------------------------------------
+    Case("names-chr-prefix", "chromosome names", "GFF says '1', FASTA says 'chr1'",
+         {"genome.fa": fasta(), "genes.gff3": gff(rename={"chr1": "1", "chr2": "2"})},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3:2: sequence '1' is not in the FASTA", "FASTA has: chr1, chr2",
+                 "genes.gff3 has: 1, 2", "'1<TAB>chr1'", "--chrom-aliases"]),
+    Case("names-refseq", "chromosome names",
+         "FASTA from RefSeq ('NC_003070.9 ... chromosome 1'), BED from UCSC ('chr1')",
+         {"genome.fa": fasta({"NC_003070.9 Arabidopsis thaliana chromosome 1": CHR1}),
+          "sites.bed": b"chr1\t1499\t1500\tdonor\n"},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"),
+         expect=["sites.bed:1: sequence 'chr1' is not in the FASTA", "'chr1<TAB>NC_003070.9'"]),
+    Case("names-aliases", "chromosome names", "the same GFF with an alias file",
+         {"genome.fa": fasta(), "genes.gff3": gff(rename={"chr1": "1", "chr2": "2"}),
+          "aliases.txt": b"# GFF name, FASTA name\n1\tchr1\nchr2 2\n"},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--chrom-aliases",
+                  "aliases.txt"), exit=0, expect=["wrote out.h5"]),
+    Case("names-alias-unknown", "chromosome names", "an alias line naming no FASTA sequence",
+         {**GOOD, "aliases.txt": b"1\tchrOne\n"},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--chrom-aliases",
+                  "aliases.txt"),
+         expect=["aliases.txt:1: none of '1', 'chrOne' is a sequence of the FASTA"]),
+    # --- GFF / GTF ---------------------------------------------------------------------------
+    Case("gff-past-end", "GFF/GTF", "a feature past the end of its sequence",
+         {"genome.fa": fasta(), "genes.gff3": gff([*GFF_LINES[:5],
+                                                   "chr1\t.\texon\t3001\t6100\t.\t+\t.\tParent=t1"])},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3:6: exon ends at 6100, beyond the end of chr1 (length 6000)"]),
+    Case("gff-missing-parent", "GFF/GTF", "an exon whose Parent is never defined",
+         {"genome.fa": fasta(), "genes.gff3": gff([*GFF_LINES,
+                                                   "chr1\t.\texon\t5001\t5100\t.\t+\t.\tParent=t9"])},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3:12: exon has Parent 't9', which no feature defines"]),
+    Case("gff-unsorted", "GFF/GTF", "lines in any order (exons before their mRNA and gene)",
+         {"genome.fa": fasta(), "genes.gff3": gff(list(reversed(GFF_LINES)))},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("gff-fasta-section", "GFF/GTF", "a GFF with a ##FASTA section at its end",
+         {"genome.fa": fasta(), "genes.gff3": gff() + b"##FASTA\n" + fasta()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("gff-is-gtf", "GFF/GTF", "a GTF file named .gff3",
+         {"genome.fa": fasta(), "genes.gff3": GTF},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("gff-spaces", "GFF/GTF", "columns separated by spaces, not tabs",
+         {"genome.fa": fasta(), "genes.gff3": gff().replace(b"\t", b" ")},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3:2: expected 9 tab-separated columns"]),
+    Case("gff-reversed", "GFF/GTF", "a feature with start > end",
+         {"genome.fa": fasta(), "genes.gff3": gff([*GFF_LINES[:3],
+                                                   "chr1\t.\texon\t1500\t1001\t.\t+\t.\tParent=t1"])},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3:4: bad coordinates 1500..1001"]),
+    Case("gff-no-coding", "GFF/GTF", "an annotation without protein-coding transcripts",
+         {"genome.fa": fasta(), "genes.gff3": gff([
+             "chr1\t.\tncRNA_gene\t1001\t4000\t.\t+\t.\tID=g1",
+             "chr1\t.\tlnc_RNA\t1001\t4000\t.\t+\t.\tID=t1;Parent=g1"])},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3: no protein-coding transcripts with exons"]),
+    Case("gff-bad-gzip", "GFF/GTF", "a truncated gzip annotation",
+         {"genome.fa": fasta(), "genes.gff3.gz": gzip.compress(gff() * 50)[:200]},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3.gz"),
+         expect=["genes.gff3.gz: cannot read annotation"]),
+    # --- BED -----------------------------------------------------------------------------------
+    Case("bed-headers", "BED", "track/browser/# lines and a header row",
+         {"genome.fa": fasta(),
+          "sites.bed": b'browser position chr1:1-100\ntrack name="sites"\n# mine\n'
+                       b"chrom\tstart\tend\tname\n" + BED},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"), exit=0,
+         expect=["wrote out.h5"]),
+    Case("bed-one-based", "BED", "a 1-based single base (start = end)",
+         {"genome.fa": fasta(), "sites.bed": b"chr1\t1500\t1500\tdonor\n"},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"),
+         expect=["sites.bed:1: empty or reversed interval 1500-1500", "'1499<TAB>1500'"]),
+    Case("bed-reversed", "BED", "start > end",
+         {"genome.fa": fasta(), "sites.bed": b"chr1\t1600\t1500\tdonor\n"},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"),
+         expect=["sites.bed:1: empty or reversed interval 1600-1500", "swapped"]),
+    Case("bed-unknown-chrom", "BED", "a chromosome the FASTA does not have",
+         {"genome.fa": fasta(), "sites.bed": BED + b"chrM\t10\t11\tsite\n"},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"),
+         expect=["sites.bed:4: sequence 'chrM' is not in the FASTA"]),
+    Case("bed-three-columns", "BED", "a BED3 (no name/class column)",
+         {"genome.fa": fasta(), "sites.bed": b"chr1\t1499\t1500\n"},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"),
+         expect=["sites.bed:1: a labelled BED needs at least 4 columns"]),
+    Case("bed-not-integer", "BED", "a non-integer coordinate inside the file",
+         {"genome.fa": fasta(), "sites.bed": BED + b"chr1\t1,500\t1,501\tdonor\n"},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"),
+         expect=["sites.bed:4: start/end must be integers, got '1,500', '1,501'"]),
+    # --- configs -------------------------------------------------------------------------------
+    Case("config-unknown-key", "config", "an unknown config key",
+         {}, ["train", "--task", "planted", "--preset", "tiny", "--set", "train.max_sample=10",
+              "--out", "run"], expect=["unknown config key"]),
+    Case("config-wrong-type", "config", "a value of the wrong type (YAML file)",
+         {"my.yaml": b"train:\n  max_samples: lots\n"},
+         ["train", "--task", "planted", "--preset", "tiny", "--config", "my.yaml", "--out", "run"],
+         expect=["'train.max_samples' must be a number, got 'lots'"]),
+    Case("config-python-tag", "config", "YAML that asks to run code (!!python/object)",
+         {"my.yaml": b'train:\n  max_samples: !!python/object/apply:os.system ["touch PWNED"]\n'},
+         ["train", "--task", "planted", "--preset", "tiny", "--config", "my.yaml", "--out", "run"],
+         expect=["my.yaml: line 2 is not valid YAML"]),
+    Case("config-broken-yaml", "config", "YAML with a syntax error",
+         {"my.yaml": b"train: [unclosed\n"},
+         ["train", "--task", "planted", "--preset", "tiny", "--config", "my.yaml", "--out", "run"],
+         expect=["my.yaml: line 2 is not valid YAML"]),
+    # --- runs, checkpoints, motifs --------------------------------------------------------------
+    Case("checkpoint-flipped-byte", "trained runs", "a checkpoint with one byte changed",
+         {"tamper": _tamper_checkpoint}, ["export", "--model", "run", "--out", "motifs"],
+         expect=["run/checkpoints/final.pt:"], needs_run=True),
+    Case("checkpoint-truncated", "trained runs", "a truncated checkpoint",
+         {"tamper": _truncate_checkpoint}, ["export", "--model", "run", "--out", "motifs"],
+         expect=["run/checkpoints/final.pt: not a readable checkpoint"], needs_run=True),
+    Case("checkpoint-pickle", "trained runs", "a checkpoint whose pickle would run a command",
+         {"tamper": _pickle_checkpoint}, ["export", "--model", "run", "--out", "motifs"],
+         expect=["run/checkpoints/final.pt: refused", "could run code"], needs_run=True),
+    Case("run-no-checkpoint", "trained runs", "a folder that is not a finished run",
+         {"run/config.yaml": b"task: planted\n"}, ["export", "--model", "run", "--out", "m"],
+         expect=["run:"]),
+    Case("scan-no-motifs", "trained runs", "scan before export (no motifs)",
+         {"genome.fa": fasta(), "tamper": _no_motifs},
+         ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks"],
+         expect=["run/motifs: no motifs.json; run `sparling-genomics export` first"],
+         needs_run=True),
+    Case("scan-escaping-id", "trained runs", "edited motif files whose motif id is '../../escaped'",
+         {"genome.fa": fasta(), "tamper": _escaping_motif_id},
+         ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks"],
+         expect=["'../../escaped' cannot be a file name in tracks"], needs_run=True),
+]  # fmt: skip
+
+
+@contextmanager
+def _inside(folder: Path):
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+@dataclass
+class Outcome:
+    exit: int
+    stdout: str
+    stderr: str
+    files_after: list[str]
+
+
+def run_case(case: Case, folder: Path, run: Path | None = None) -> Outcome:
+    """Write the case's files into the empty ``folder``, run its command there."""
+    from click.testing import CliRunner
+
+    from sparling_genomics.cli import main
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if case.needs_run:
+        if run is None:
+            raise ValueError(f"case {case.id} needs a trained run")
+        shutil.copytree(run, folder / "run")
+    for name, content in case.files.items():
+        if callable(content):
+            content(folder)
+        else:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(content)
+    before = _listing(folder)
+    with _inside(folder):
+        result = CliRunner().invoke(main, case.args, catch_exceptions=False)
+    after = sorted(set(_listing(folder)) - set(before))
+    return Outcome(result.exit_code, result.stdout, result.stderr, after)
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def shown(case: Case, outcome: Outcome) -> str:
+    """What the user sees: the error line, or the last line of a success."""
+    if outcome.exit == 0:
+        lines = outcome.stdout.strip().splitlines()
+        return "accepted: " + (lines[-1] if lines else "")
+    return outcome.stderr.strip()
+
+
+def markdown(rows: list[tuple[Case, Outcome]]) -> str:
+    head = [
+        "# Bad inputs: what was tried and what the user sees",
+        "",
+        "Generated by `python -m tests.bad_inputs` from the cases in `tests/bad_inputs.py`;",
+        "`tests/test_bad_inputs.py` runs every case and checks this page is current. Files are",
+        "named as in the case (`genome.fa`, `genes.gff3`, ...), each case in an empty folder.",
+        "Exit code 2: the user's input is wrong, nothing was written (an uncompressed FASTA",
+        "that was read gets its `.fai` index beside it, as with samtools); 0: accepted as",
+        "documented in the FASTA/GFF/BED parsers (`sparling_genomics/genome/`). Unexpected",
+        "failures exit 1 with one line; `sparling-genomics --debug ...` shows the traceback.",
+        "The pipeline checks the same files (and its config against",
+        "`pipelines/schema/config.schema.yaml`) before any job starts.",
+        "",
+    ]
+    groups: dict[str, list[str]] = {}
+    for case, outcome in rows:
+        command = "sparling-genomics " + " ".join(case.args)
+        seen = shown(case, outcome).replace("|", "\\|").replace("\n", " ")
+        groups.setdefault(case.group, []).append(
+            f"| {case.given} | `{command}` | {outcome.exit} | {seen} |"
+        )
+    blocks = [
+        "\n".join(
+            [
+                f"## {group}",
+                "",
+                "| input | command | exit | the user sees |",
+                "|---|---|---|---|",
+                *lines,
+            ]
+        )  # fmt: skip
+        for group, lines in groups.items()
+    ]
+    return "\n".join(head) + "\n" + "\n\n".join(blocks) + "\n"
+
+
+def tiny_run(folder: Path) -> Path:
+    """A tiny exported planted run (for the checkpoint and scan cases)."""
+    from tests.conftest import run_cli
+
+    run = folder / "run"
+    for args in (
+        ("train", "--task", "planted", "--preset", "tiny", "--out", run, "--no-progress",
+         "--set", "annealing.start_density=0.02"),
+        ("export", "--model", run, "--min-sites", "3", "--jaspar-release", "JASPAR2024"),
+    ):  # fmt: skip
+        result = run_cli(*args)
+        if result.returncode != 0:
+            raise RuntimeError(result.stderr)
+    return run
+
+
+def render(run: Path, work: Path) -> str:
+    rows = [(case, run_case(case, work / case.id, run)) for case in CASES]
+    return markdown(rows)
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Path(sys.argv[1]) if len(sys.argv) > 1 else tiny_run(Path(tmp))
+        DOC.parent.mkdir(exist_ok=True)
+        DOC.write_text(render(run, Path(tmp) / "cases"))
+    print(f"wrote {DOC}")
