@@ -5,16 +5,18 @@ name (motif id, plus its JASPAR name when significant), score (0-1000: the activ
 channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base,
 when inside the span),
 itemRgb (one colour per motif). Rows are in ``bedtools sort -g`` order (chromosome order of the
-FASTA, then start), sorted here with numpy rather than by bedtools: a chromosome yields
-millions of rows, and writing them out for sortBed and reading them back cost more than the
-scan itself; the tests check the order against ``pybedtools``' ``sort``. The track line lives in
-a separate ``.track`` header file, because a bigBed source must not carry one. bigBed and bigWig
-are written with ``pybigtools``; chromosome names are exactly those of the FASTA.
+FASTA, then start), made and sorted per sequence with numpy rather than by bedtools: a
+chromosome yields millions of rows, and writing them out for sortBed and reading them back
+cost more than the scan itself; the tests check the order against ``pybedtools``' ``sort``.
+The track line lives in a separate ``.track`` header file, because a bigBed source must not
+carry one. bigBed and bigWig are written with ``pybigtools``; chromosome names are exactly
+those of the FASTA.
 """
 
 from __future__ import annotations
 
 import colorsys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,126 +35,184 @@ def motif_colours(n: int) -> list[str]:
     return out
 
 
-def site_spans(sites: SiteTable, motif: ExportedMotif, rf: int, offset: int, length: int):
-    """(start, end) of each site's motif on the genome: the trimmed span ``[offset, offset +
-    width)`` of the receptive-field window, laid out on the site's strand."""
-    half = rf // 2
-    lo = np.where(
-        sites.strand == 1,
-        sites.position - half + offset,
-        sites.position + half - offset - motif.width + 1,
-    )
-    start = np.clip(lo, 0, length)
-    end = np.clip(lo + motif.width, 0, length)
-    return start, end
-
-
 BED_COLUMNS = ["chrom", "start", "end", "name", "score", "strand", "thickStart", "thickEnd",
                "itemRgb"]  # fmt: skip
 
 
-def bed_frame(
-    tables: list[SiteTable],
-    motifs: list[ExportedMotif],
-    offsets: dict[int, int],
-    rf: int,
-    lengths: dict[str, int],
-):
-    """BED9 rows (a pandas DataFrame, unsorted) of the exported motifs' sites.
+@dataclass
+class TrackLayout:
+    """Per-channel lookups that turn sites into BED rows (index = motif channel)."""
 
-    Built column-wise with numpy: a chromosome scan yields millions of sites.
-    """
+    rf: int
+    exported: np.ndarray  # bool: the channel is an exported motif
+    rank: np.ndarray  # the motif's place in the export (ties in the BED keep this order)
+    width: np.ndarray
+    offset: np.ndarray
+    top: np.ndarray  # the channel's largest activation over the whole scan (score 1000)
+    label: list[str]  # BED name: motif id, plus ":name" when JASPAR named it
+    colour: list[str]
+
+
+def track_layout(
+    tables: list[SiteTable], motifs: list[ExportedMotif], offsets: dict[int, int], rf: int
+) -> TrackLayout:
+    n = max([m.channel for m in motifs] + [int(t.channel.max()) for t in tables if len(t)] + [0])
+    n += 1
+    layout = TrackLayout(int(rf), np.zeros(n, bool), np.zeros(n, np.int64),
+                         np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n),
+                         [""] * n, [""] * n)  # fmt: skip
+    for rank, (m, colour) in enumerate(zip(motifs, motif_colours(len(motifs)))):
+        c = m.channel
+        layout.exported[c] = True
+        layout.rank[c], layout.width[c], layout.offset[c] = rank, m.width, offsets[c]
+        layout.label[c] = m.id if not m.name else f"{m.id}:{m.name}"
+        layout.colour[c] = colour
+    for t in tables:
+        if len(t):
+            np.maximum.at(layout.top, t.channel.astype(np.int64), t.score.astype(np.float64))
+    return layout
+
+
+@dataclass
+class RowBlock:
+    """BED rows of one sequence as arrays, in ``bedtools sort`` order (start, then end)."""
+
+    chrom: str
+    start: np.ndarray
+    end: np.ndarray
+    channel: np.ndarray
+    score: np.ndarray
+    strand: np.ndarray  # +1 / -1
+    thick_start: np.ndarray
+    thick_end: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+def site_rows(table: SiteTable, layout: TrackLayout, length: int) -> RowBlock:
+    """The BED rows of one sequence's sites (exported motifs only), vectorised."""
+    channel = table.channel.astype(np.int64)
+    keep = layout.exported[channel] if len(channel) else np.zeros(0, bool)
+    index = np.flatnonzero(keep)
+    channel, pos = channel[index], table.position[index].astype(np.int64)
+    strand = table.strand[index]
+    width, offset = layout.width[channel], layout.offset[channel]
+    half = layout.rf // 2
+    lo = np.where(strand == 1, pos - half + offset, pos + half - offset - width + 1)
+    start, end = np.clip(lo, 0, length), np.clip(lo + width, 0, length)
+    score = np.clip(np.round(1000 * (table.score[index] / _positive(layout.top[channel]))),
+                    0, 1000).astype(np.int64)  # fmt: skip
+    # Thick part: the activation's base when it lies inside the motif span (a trimmed motif
+    # need not cover it); otherwise none (thickStart = thickEnd).
+    inside = (start <= pos) & (pos < end)
+    thick_start = np.where(inside, pos, start)
+    thick_end = np.where(inside, pos + 1, start)
+    ok = end > start
+    order = np.lexsort((index[ok], layout.rank[channel][ok], end[ok], start[ok]))
+    pick = np.flatnonzero(ok)[order]
+    return RowBlock(table.seqid, start[pick], end[pick], channel[pick], score[pick],
+                    strand[pick], thick_start[pick], thick_end[pick])  # fmt: skip
+
+
+def _positive(top: np.ndarray) -> np.ndarray:
+    return np.where(top > 0, top, 1.0)
+
+
+def row_blocks(tables, motifs, offsets, rf, lengths):
+    """BED rows of every sequence, one :class:`RowBlock` per sequence in FASTA order."""
+    layout = track_layout(tables, motifs, offsets, rf)
+    rank = {name: i for i, name in enumerate(lengths)}
+    for t in sorted(tables, key=lambda t: rank[t.seqid]):
+        yield site_rows(t, layout, lengths[t.seqid]), layout
+
+
+def _text_block(block: RowBlock, layout: TrackLayout):
+    """(chrom, starts, ends, rest-of-columns strings) of a block, for BED and bigBed."""
+    label, colour = layout.label, layout.colour
+    strands = np.where(block.strand == 1, "+", "-").tolist()
+    rest = [
+        f"{label[c]}\t{sc}\t{st}\t{ts}\t{te}\t{colour[c]}"
+        for c, sc, st, ts, te in zip(block.channel.tolist(), block.score.tolist(), strands,
+                                     block.thick_start.tolist(), block.thick_end.tolist())
+    ]  # fmt: skip
+    return block.chrom, block.start.tolist(), block.end.tolist(), rest
+
+
+def bed_frame(tables, motifs, offsets, rf, lengths):
+    """All BED9 rows as one pandas DataFrame, in the files' order (for inspection and tests;
+    the writers stream per sequence instead)."""
     import pandas as pd
 
-    by_channel = {m.channel: m for m in motifs}
-    colours = dict(zip(by_channel, motif_colours(len(by_channel))))
-    top = {c: 0.0 for c in by_channel}
-    for t in tables:
-        for c in by_channel:
-            pick = t.channel == c
-            if pick.any():
-                top[c] = max(top[c], float(t.score[pick].max()))
     frames = []
-    for t in tables:
-        for c, motif in by_channel.items():
-            pick = t.channel == c
-            if not pick.any():
-                continue
-            sub = SiteTable(t.seqid, t.position[pick], t.channel[pick], t.strand[pick],
-                            t.score[pick])  # fmt: skip
-            start, end = site_spans(sub, motif, rf, offsets[c], lengths[t.seqid])
-            keep = end > start
-            start, end, pos = start[keep], end[keep], sub.position[keep]
-            scores = np.clip(np.round(1000 * sub.score[keep] / max(top[c], 1e-12)), 0, 1000)
-            # Thick part: the activation's base when it lies inside the motif span (a
-            # trimmed motif need not cover it); otherwise none (thickStart = thickEnd).
-            inside = (start <= pos) & (pos < end)
-            name = motif.id if not motif.name else f"{motif.id}:{motif.name}"
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "chrom": t.seqid,
-                        "start": start.astype(np.int64),
-                        "end": end.astype(np.int64),
-                        "name": name,
-                        "score": scores.astype(np.int64),
-                        "strand": np.where(sub.strand[keep] == 1, "+", "-"),
-                        "thickStart": np.where(inside, pos, start).astype(np.int64),
-                        "thickEnd": np.where(inside, pos + 1, start).astype(np.int64),
-                        "itemRgb": colours[c],
-                    },
-                    columns=BED_COLUMNS,
-                )
-            )
+    for block, layout in row_blocks(tables, motifs, offsets, rf, lengths):
+        chrom, start, end, rest = _text_block(block, layout)
+        cols = [r.split("\t") for r in rest]
+        frames.append(pd.DataFrame({
+            "chrom": [chrom] * len(start), "start": start, "end": end,
+            "name": [c[0] for c in cols], "score": block.score.tolist(),
+            "strand": [c[2] for c in cols], "thickStart": block.thick_start.tolist(),
+            "thickEnd": block.thick_end.tolist(), "itemRgb": [c[5] for c in cols],
+        }, columns=BED_COLUMNS))  # fmt: skip
     if not frames:
         return pd.DataFrame({c: [] for c in BED_COLUMNS}, columns=BED_COLUMNS)
     return pd.concat(frames, ignore_index=True)
 
 
-def sort_bed(frame, order: list[str]):
-    """Rows in ``sortBed -g`` order: chromosome as in ``order`` (the FASTA), then start (then
-    end, so the order is deterministic)."""
-    rank = {name: i for i, name in enumerate(order)}
-    chrom_rank = frame["chrom"].map(rank).to_numpy()
-    idx = np.lexsort((frame["end"].to_numpy(), frame["start"].to_numpy(), chrom_rank))
-    return frame.iloc[idx].reset_index(drop=True)
-
-
-def _rest_columns(frame) -> list[str]:
-    """Columns 4-9 of each row as one tab-joined string (bigBed's 'rest' field)."""
-    cols = [frame[c].tolist() for c in BED_COLUMNS[3:]]
-    return [f"{a}\t{b}\t{c}\t{d}\t{e}\t{f}" for a, b, c, d, e, f in zip(*cols)]
-
-
 def write_tracks(
-    bed_path: Path, bigbed_path: Path | None, frame, lengths: dict[str, int], *, track_name: str
-) -> Path:
+    bed_path: Path,
+    bigbed_path: Path | None,
+    tables: list[SiteTable],
+    motifs: list[ExportedMotif],
+    offsets: dict[int, int],
+    rf: int,
+    lengths: dict[str, int],
+    *,
+    track_name: str,
+) -> int:
     """Sorted BED9 at ``bed_path`` (+ ``.track`` with the track line, itemRgb on) and, unless
-    None, the same rows as a bigBed; all written atomically. Returns the BED's path.
+    None, the same rows as a bigBed; all written atomically. Returns the number of rows.
 
-    With no rows there is no bigBed (pybigtools writes an unreadable header-only file for
-    empty input), and an old one at ``bigbed_path`` is removed so it cannot be mistaken for
-    this scan's."""
+    Rows are made and written one sequence at a time (BED and bigBed in one pass), so memory
+    holds one sequence's rows, not the genome's. With no rows there is no bigBed (pybigtools
+    writes an unreadable header-only file for empty input), and an old one at
+    ``bigbed_path`` is removed so it cannot be mistaken for this scan's.
+    """
+    import itertools
+
     import pybigtools
 
     bed_path = Path(bed_path)
-    frame = sort_bed(frame, list(lengths))
-    chrom = frame["chrom"].tolist()
-    start = frame["start"].tolist()
-    end = frame["end"].tolist()
-    rest = _rest_columns(frame)
+    written = 0
     with atomic_path(bed_path) as tmp, open(tmp, "w") as handle:
-        handle.writelines(f"{c}\t{s}\t{e}\t{r}\n" for c, s, e, r in zip(chrom, start, end, rest))
+
+        def rows():
+            nonlocal written
+            for block, layout in row_blocks(tables, motifs, offsets, rf, lengths):
+                if not len(block):
+                    continue
+                chrom, start, end, rest = _text_block(block, layout)
+                handle.writelines(f"{chrom}\t{s}\t{e}\t{r}\n"
+                                  for s, e, r in zip(start, end, rest))  # fmt: skip
+                written += len(start)
+                yield from zip(itertools.repeat(chrom), start, end, rest)
+
+        stream = rows()
+        first = next(stream, None)
+        if bigbed_path is None or first is None:
+            for _ in stream:
+                pass
+            if bigbed_path is not None:
+                Path(bigbed_path).unlink(missing_ok=True)
+        else:
+            with atomic_path(Path(bigbed_path)) as tmp_bb:
+                writer = pybigtools.open(str(tmp_bb), "w")
+                writer.write(lengths, itertools.chain([first], stream))
     write_text_atomic(
         Path(str(bed_path) + ".track"),
         f'track name="{track_name}" description="Sparling motif sites" itemRgb="On"\n',
     )
-    if bigbed_path is not None and not chrom:
-        Path(bigbed_path).unlink(missing_ok=True)
-    elif bigbed_path is not None:
-        with atomic_path(Path(bigbed_path)) as tmp:
-            pybigtools.open(str(tmp), "w").write(lengths, zip(chrom, start, end, rest))
-    return bed_path
+    return written
 
 
 def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path | None:

@@ -98,7 +98,8 @@ def _write(folder: Path, case, *, bigbed: bool = True):
     frame = bed_frame(tables, motifs, offsets, rf, lengths)
     bed, bb = folder / "sites.bed", folder / "sites.bb"
     write_bb = bigbed == "always" or (bigbed and len(frame) > 0)
-    write_tracks(bed, bb if write_bb else None, frame, lengths, track_name="sparling test")
+    write_tracks(bed, bb if write_bb else None, tables, motifs, offsets, rf, lengths,
+                 track_name="sparling test")  # fmt: skip
     return frame, bed, bb
 
 
