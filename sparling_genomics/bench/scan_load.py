@@ -129,12 +129,13 @@ def _whole_sites(model, genome, device) -> np.ndarray:
 
 
 def _piece_sites_contigs(model, genome, device) -> np.ndarray:
-    """Each contig scanned on its own."""
+    """Each contig scanned on its own, in one chunk of its own length."""
     from ..export.scan import scan_codes
 
     parts = []
     for i, name in enumerate(genome.lengths):
-        tables = list(scan_codes(model, name, genome.sequence(name), device=device))
+        codes = genome.sequence(name)
+        tables = list(scan_codes(model, name, codes, chunk=len(codes), device=device))
         arrays = _concat(tables)
         parts.append((np.full(len(arrays[0]), i), *arrays))
     return _canonical(tuple(np.concatenate(col) for col in zip(*parts)))

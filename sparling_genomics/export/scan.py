@@ -14,6 +14,8 @@ coordinates (never window-relative).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -22,6 +24,11 @@ import torch
 
 from ..genome.fasta import Genome
 from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
+
+try:
+    _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+except OSError:  # pragma: no cover - no C library to load
+    _LIBC = None
 
 
 @dataclass
@@ -77,7 +84,10 @@ def scan_codes(
     )
     for start in range(0, length, chunk):
         end = min(start + chunk, length)
-        piece = padded[start : end + 2 * halo]  # covers [start - halo, end + halo)
+        # Always chunk + 2 x halo wide (the last chunk padded with N): one tensor shape for
+        # the whole scan, so the convolution library reuses one plan (shapes that vary per
+        # call grew the scan of 10,000 contigs to 1.7 GB) and sums in one order.
+        piece = padded[start : start + chunk + 2 * halo]  # covers [start - halo, end + halo)
         width = len(piece)
         parts = []
         for sign in (1, -1):
@@ -117,14 +127,24 @@ def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None) -> l
             tables[seqid] = _join(seqid, list(scan_codes(model, seqid, genome.sequence(seqid),
                                                          chunk=chunk, device=device)))  # fmt: skip
             continue
-        if pack and pack_bases + length > chunk:
+        if pack and pack_bases + length + 2 * halo > chunk:
             tables.update(_scan_pack(model, genome, pack, halo, chunk, device))
             pack, pack_bases = [], 0
+            _release_free_memory()
         pack.append(seqid)
         pack_bases += length + 2 * halo
     if pack:
         tables.update(_scan_pack(model, genome, pack, halo, chunk, device))
     return [tables[seqid] for seqid in genome.lengths]
+
+
+def _release_free_memory() -> None:
+    """Give freed heap pages back to the OS (glibc ``malloc_trim``). Each model call frees
+    megabytes of tensors between the small site arrays that stay alive; glibc keeps such a
+    fragmented heap, and a 10,000-contig scan grew to 1.2 GB without this (0.5 GB with)."""
+    trim = getattr(_LIBC, "malloc_trim", None)  # glibc only
+    if trim is not None:
+        trim(0)
 
 
 def _join(seqid: str, parts: list[SiteTable]) -> SiteTable:
@@ -147,7 +167,7 @@ def _scan_pack(model, genome: Genome, seqids: list[str], halo: int, chunk: int, 
         pieces += [codes, spacer]
         at += len(codes) + len(spacer)
     codes = np.concatenate(pieces)
-    packed = _join("pack", list(scan_codes(model, "pack", codes, chunk=len(codes),
+    packed = _join("pack", list(scan_codes(model, "pack", codes, chunk=chunk,
                                            device=device)))  # fmt: skip
     which = np.searchsorted(np.asarray(starts), packed.position, side="right") - 1
     out = {}
@@ -227,13 +247,11 @@ def scan_run_to_tracks(
     if bigwig:
         for m in motifs:
 
-            def intervals(channel=m.channel):
+            def values(channel=m.channel):
                 for t in tables:
-                    pos, val = activation_track(t, channel)
-                    yield from zip([t.seqid] * len(pos), pos.tolist(), (pos + 1).tolist(),
-                                   val.tolist())  # fmt: skip
+                    yield (t.seqid, *activation_track(t, channel))
 
-            wig = write_bigwig(safe_child(out, m.id, ".bw"), genome.lengths, intervals())
+            wig = write_bigwig(safe_child(out, m.id, ".bw"), genome.lengths, values())
             if wig is not None:
                 wigs.append(wig)
     result = {

@@ -89,6 +89,13 @@ class RowBlock:
     def __len__(self) -> int:
         return len(self.start)
 
+    def slice(self, lo: int, hi: int) -> RowBlock:
+        return RowBlock(self.chrom, *(getattr(self, k)[lo:hi] for k in (
+            "start", "end", "channel", "score", "strand", "thick_start", "thick_end")))  # fmt: skip
+
+
+ROWS_PER_SLICE = 100_000  # rows turned into text at a time: bounds memory on long sequences
+
 
 def site_rows(table: SiteTable, layout: TrackLayout, length: int) -> RowBlock:
     """The BED rows of one sequence's sites (exported motifs only), vectorised."""
@@ -173,10 +180,11 @@ def write_tracks(
     """Sorted BED9 at ``bed_path`` (+ ``.track`` with the track line, itemRgb on) and, unless
     None, the same rows as a bigBed; all written atomically. Returns the number of rows.
 
-    Rows are made and written one sequence at a time (BED and bigBed in one pass), so memory
-    holds one sequence's rows, not the genome's. With no rows there is no bigBed (pybigtools
-    writes an unreadable header-only file for empty input), and an old one at
-    ``bigbed_path`` is removed so it cannot be mistaken for this scan's.
+    Rows are made one sequence at a time and turned into text ``ROWS_PER_SLICE`` at a time
+    (BED and bigBed in one pass), so memory holds one sequence's rows as numpy arrays (~50
+    bytes a row) and one slice as text, not the genome's rows. With no rows there is no
+    bigBed (pybigtools writes an unreadable header-only file for empty input), and an old one
+    at ``bigbed_path`` is removed so it cannot be mistaken for this scan's.
     """
     import itertools
 
@@ -189,13 +197,13 @@ def write_tracks(
         def rows():
             nonlocal written
             for block, layout in row_blocks(tables, motifs, offsets, rf, lengths):
-                if not len(block):
-                    continue
-                chrom, start, end, rest = _text_block(block, layout)
-                handle.writelines(f"{chrom}\t{s}\t{e}\t{r}\n"
-                                  for s, e, r in zip(start, end, rest))  # fmt: skip
-                written += len(start)
-                yield from zip(itertools.repeat(chrom), start, end, rest)
+                for lo in range(0, len(block), ROWS_PER_SLICE):
+                    piece = block.slice(lo, lo + ROWS_PER_SLICE)
+                    chrom, start, end, rest = _text_block(piece, layout)
+                    handle.writelines(f"{chrom}\t{s}\t{e}\t{r}\n"
+                                      for s, e, r in zip(start, end, rest))  # fmt: skip
+                    written += len(start)
+                    yield from zip(itertools.repeat(chrom), start, end, rest)
 
         stream = rows()
         first = next(stream, None)
@@ -215,19 +223,30 @@ def write_tracks(
     return written
 
 
-def write_bigwig(path: Path, lengths: dict[str, int], intervals) -> Path | None:
-    """bigWig from sorted ``(chrom, start, end, value)`` intervals, via pybigtools; atomic.
-    None (and no file; an old one is removed) when there are no intervals: pybigtools would
-    write an unreadable header-only file."""
-    import itertools
+def write_bigwig(path: Path, lengths: dict[str, int], tracks) -> Path | None:
+    """bigWig of single-base values, atomically; ``tracks`` yields ``(chrom, positions,
+    values)`` numpy arrays per sequence, in ``lengths`` order, positions sorted and unique.
 
-    import pybigtools
+    Written with pyBigWig (libBigWig) rather than pybigtools, which costs ~0.7 ms per
+    sequence per file: a 10,000-contig assembly's 32 motif tracks took ~4 minutes with it,
+    ~1 minute with pyBigWig. None (and no file; an old one is removed) when there are no
+    values: an empty bigWig is not readable by every reader.
+    """
+    import pyBigWig
 
-    intervals = iter(intervals)
-    first = next(intervals, None)
-    if first is None:
-        Path(path).unlink(missing_ok=True)
+    path = Path(path)
+    chunks = [(c, p, v) for c, p, v in tracks if len(p)]
+    if not chunks:
+        path.unlink(missing_ok=True)
         return None
     with atomic_path(path) as tmp:
-        pybigtools.open(str(tmp), "w").write(lengths, itertools.chain([first], intervals))
-    return Path(path)
+        writer = pyBigWig.open(str(tmp), "w")
+        try:
+            writer.addHeader(list(lengths.items()), maxZooms=10)
+            for chrom, positions, values in chunks:
+                writer.addEntries(chrom, np.ascontiguousarray(positions, dtype=np.int64),
+                                  values=np.ascontiguousarray(values, dtype=np.float64),
+                                  span=1)  # fmt: skip
+        finally:
+            writer.close()
+    return path

@@ -156,6 +156,15 @@ def test_bad_config_stops_before_any_job(tmp_path, text, expected):
     assert not (tmp_path / "results").exists()
 
 
+def test_config_yaml_cannot_run_code(tmp_path):
+    """A config asking YAML to call a function is refused, and the call never happens."""
+    result = _bad(tmp_path, "genomes: !!python/object/apply:os.system ['touch PWNED']\n"
+                            "runs: {s: {genome: tiny}}\n")  # fmt: skip
+    assert result.returncode != 0
+    assert not (tmp_path / "PWNED").exists() and not (REPO / "PWNED").exists()
+    assert not (tmp_path / "results").exists()
+
+
 def test_gff_not_matching_the_fasta_stops_before_any_job(tmp_path):
     fasta = tmp_path / "renamed.fa"
     text = TINY_FASTA.read_text().splitlines()
