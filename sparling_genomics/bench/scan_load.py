@@ -240,6 +240,15 @@ def _markdown(r: dict, run: Path, out: Path) -> str:
             "|---|---|---|---|---|---|---|",
             *rows,
             "",
-            "Identical = same (sequence, position, motif, strand, activation bits) for every site.",
+            "Identical = the same sites (sequence, position, motif, strand) and activations "
+            "equal to float32 rounding (within 1e-5 of the largest activation; short contigs "
+            "are packed into one model call, and convolutions over other tensor lengths may "
+            "round the last bit differently): "
+            + "; ".join(
+                f"{label}: {i.get('bit_equal_activations', 0):,} of {i['whole_sites']:,} "
+                f"bit-equal, largest difference {i.get('max_abs_activation_difference', 0):.2g}"
+                for label, i in r["inputs"].items()
+            )
+            + ".",
         ]
     )

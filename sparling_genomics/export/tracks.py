@@ -223,30 +223,54 @@ def write_tracks(
     return written
 
 
+MANY_SEQUENCES = 200  # above this many sequences with values, bigWigs go through pyBigWig
+
+
 def write_bigwig(path: Path, lengths: dict[str, int], tracks) -> Path | None:
     """bigWig of single-base values, atomically; ``tracks`` yields ``(chrom, positions,
     values)`` numpy arrays per sequence, in ``lengths`` order, positions sorted and unique.
 
-    Written with pyBigWig (libBigWig) rather than pybigtools, which costs ~0.7 ms per
-    sequence per file: a 10,000-contig assembly's 32 motif tracks took ~4 minutes with it,
-    ~1 minute with pyBigWig. None (and no file; an old one is removed) when there are no
-    values: an empty bigWig is not readable by every reader.
+    Two writers, by measurement: pybigtools (multithreaded) is the faster for few long
+    sequences (chr1's 32 motif tracks: ~8 s; pyBigWig ~15 s), but it costs ~0.7 ms per
+    sequence per file, so a 10,000-contig assembly's 32 tracks took ~4 minutes with it and
+    ~1 minute with pyBigWig (libBigWig), used above ``MANY_SEQUENCES`` sequences. None (and no
+    file; an old one is removed) when there are no values: an empty bigWig is not readable by
+    every reader.
     """
-    import pyBigWig
-
     path = Path(path)
     chunks = [(c, p, v) for c, p, v in tracks if len(p)]
     if not chunks:
         path.unlink(missing_ok=True)
         return None
     with atomic_path(path) as tmp:
-        writer = pyBigWig.open(str(tmp), "w")
-        try:
-            writer.addHeader(list(lengths.items()), maxZooms=10)
-            for chrom, positions, values in chunks:
-                writer.addEntries(chrom, np.ascontiguousarray(positions, dtype=np.int64),
-                                  values=np.ascontiguousarray(values, dtype=np.float64),
-                                  span=1)  # fmt: skip
-        finally:
-            writer.close()
+        if len(chunks) > MANY_SEQUENCES:
+            _write_bigwig_pybigwig(tmp, lengths, chunks)
+        else:
+            _write_bigwig_pybigtools(tmp, lengths, chunks)
     return path
+
+
+def _write_bigwig_pybigtools(path: Path, lengths, chunks) -> None:
+    import pybigtools
+
+    def intervals():
+        for chrom, positions, values in chunks:
+            pos = np.asarray(positions, dtype=np.int64)
+            yield from zip([chrom] * len(pos), pos.tolist(), (pos + 1).tolist(),
+                           np.asarray(values, dtype=np.float64).tolist())  # fmt: skip
+
+    pybigtools.open(str(path), "w").write(lengths, intervals())
+
+
+def _write_bigwig_pybigwig(path: Path, lengths, chunks) -> None:
+    import pyBigWig
+
+    writer = pyBigWig.open(str(path), "w")
+    try:
+        writer.addHeader(list(lengths.items()), maxZooms=10)
+        for chrom, positions, values in chunks:
+            writer.addEntries(chrom, np.ascontiguousarray(positions, dtype=np.int64),
+                              values=np.ascontiguousarray(values, dtype=np.float64),
+                              span=1)  # fmt: skip
+    finally:
+        writer.close()

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -201,3 +202,29 @@ def test_scan_without_sites_writes_no_unreadable_bigbed(tmp_path):
     assert not bb.exists()
     assert write_bigwig(tmp_path / "m.bw", lengths, iter(())) is None
     assert not (tmp_path / "m.bw").exists()
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["pybigtools", "pyBigWig"])
+def test_bigwig_writers_hold_the_values_given(tmp_path, monkeypatch, many):
+    """Both bigWig writers (chosen by the number of sequences) store every value given."""
+    import pybigtools
+
+    import sparling_genomics.export.tracks as tracks
+
+    monkeypatch.setattr(tracks, "MANY_SEQUENCES", 0 if many else 10**9)
+    rng = np.random.default_rng(0)
+    lengths = {"chr2": 5000, "chr10": 800, "scaffold_1": 300}
+    given = {}
+    for chrom, length in lengths.items():
+        pos = np.sort(rng.choice(length, size=length // 10, replace=False))
+        given[chrom] = (pos, rng.random(len(pos)).astype(np.float32))
+    path = write_bigwig(tmp_path / "m.bw", lengths, ((c, *given[c]) for c in lengths))
+    reader = pybigtools.open(str(path))
+    try:
+        assert reader.chroms() == lengths
+        for chrom, (pos, val) in given.items():
+            got = list(reader.records(chrom))
+            assert [(s, e) for s, e, _ in got] == [(p, p + 1) for p in pos.tolist()]
+            assert np.allclose([v for _, _, v in got], val)
+    finally:
+        reader.close()
