@@ -81,6 +81,11 @@ _split_option = click.option(
     type=click.Path(path_type=Path),
     help="File pairing the GFF/BED's sequence names with the FASTA's (two columns per line).",
 )
+@click.option(
+    "--skip-unknown-sequences",
+    is_flag=True,
+    help="Skip GFF/BED lines on sequences the FASTA lacks (e.g. organelles) instead of failing.",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output .h5 file.")
 @click.option(
     "--labels",
@@ -106,6 +111,7 @@ def dataset(
     gff,
     bed,
     chrom_aliases,
+    skip_unknown_sequences,
     out,
     labels,
     transcripts,
@@ -144,7 +150,13 @@ def dataset(
         test_fraction=test_fraction,
     )
     summary = build_dataset(
-        out, fasta, annotation=gff, bed=bed, spec=spec, chrom_aliases=chrom_aliases
+        out,
+        fasta,
+        annotation=gff,
+        bed=bed,
+        spec=spec,
+        chrom_aliases=chrom_aliases,
+        skip_unknown_sequences=skip_unknown_sequences,
     )
     click.echo(json.dumps(summary, indent=2))
     click.echo(f"wrote {out}")

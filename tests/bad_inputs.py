@@ -208,6 +208,14 @@ CASES: list[Case] = [
          _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--chrom-aliases",
                   "aliases.txt"),
          expect=["aliases.txt:1: none of '1', 'chrOne' is a sequence of the FASTA"]),
+    Case("names-extra-sequences", "chromosome names",
+         "a GFF that also covers sequences the FASTA lacks (organelles), told to skip them",
+         {"genome.fa": fasta(), "genes.gff3": gff([
+             *GFF_LINES, "ChrC\t.\tgene\t1\t900\t.\t+\t.\tID=gc",
+             "ChrC\t.\tmRNA\t1\t900\t.\t+\t.\tID=tc;Parent=gc",
+             "ChrC\t.\texon\t1\t900\t.\t+\t.\tParent=tc"])},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--skip-unknown-sequences"),
+         exit=0, expect=['"ChrC": 3', "wrote out.h5"]),
     # --- GFF / GTF ---------------------------------------------------------------------------
     Case("gff-past-end", "GFF/GTF", "a feature past the end of its sequence",
          {"genome.fa": fasta(), "genes.gff3": gff([*GFF_LINES[:5],

@@ -24,9 +24,14 @@ def _check_config():
             )
     for name, genome in config["genomes"].items():
         try:
-            check_genome_inputs(reference=genome.get("reference"), fasta=genome.get("fasta"),
-                                gff=genome.get("gff"), bed=genome.get("bed"),
-                                chrom_aliases=genome.get("chrom_aliases"))
+            check_genome_inputs(
+                reference=genome.get("reference"),
+                fasta=genome.get("fasta"),
+                gff=genome.get("gff"),
+                bed=genome.get("bed"),
+                chrom_aliases=genome.get("chrom_aliases"),
+                skip_unknown_sequences=genome.get("skip_unknown_sequences", False),
+            )
         except SparlingError as exc:
             raise WorkflowError(f"config: genomes.{name}: {exc}") from None
 
@@ -59,6 +64,8 @@ def genome_source_args(wildcards):
         args += ["--gff", g["gff"]] if g.get("gff") else ["--bed", g["bed"]]
     if g.get("chrom_aliases"):
         args += ["--chrom-aliases", g["chrom_aliases"]]
+    if g.get("skip_unknown_sequences"):
+        args += ["--skip-unknown-sequences"]
     if not g.get("bed"):
         args += ["--labels", ",".join(g["labels"]), "--transcripts", g["transcripts"]]
     return shlex.join(args)

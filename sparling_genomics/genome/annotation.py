@@ -168,6 +168,8 @@ def read_annotation(
                     )
                 if names is not None:
                     seqid = names.locate(f"{path}:{number}", path, seqid, end, feature=kind)
+                    if seqid is None:
+                        continue  # a sequence the FASTA lacks, skipped on request
                     cols[0] = seqid
                 n_features += 1
                 attrs = _attributes_gtf(attr_text) if gtf else _attributes_gff3(attr_text)

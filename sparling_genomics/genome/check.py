@@ -24,6 +24,7 @@ def check_genome_inputs(
     gff: str | Path | None = None,
     bed: str | Path | None = None,
     chrom_aliases: str | Path | None = None,
+    skip_unknown_sequences: bool = False,
 ) -> dict[str, int]:
     """Read (and so check) one genome's inputs; returns its sequence lengths."""
     if reference:
@@ -32,7 +33,8 @@ def check_genome_inputs(
     if not fasta:
         raise InputError("a genome needs a reference or a FASTA")
     genome = Genome(Path(fasta))
-    names = sequence_names(genome, Path(chrom_aliases) if chrom_aliases else None)
+    names = sequence_names(genome, Path(chrom_aliases) if chrom_aliases else None,
+                           skip_unknown=skip_unknown_sequences)  # fmt: skip
     if gff:
         if not Path(gff).is_file():
             raise InputError(f"{gff}: annotation file not found")

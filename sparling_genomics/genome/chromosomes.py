@@ -6,12 +6,15 @@ the error shows a few names from each file and a likely fix, guessed from case, 
 prefix, or the FASTA header (RefSeq headers say ``... chromosome 1``). The fix itself is an
 explicit alias file (``--chrom-aliases``; pipeline ``chrom_aliases:``): a text file whose
 lines pair names, one of which is the FASTA's (either column order; more columns are more
-aliases of the same sequence, as in UCSC ``chromAlias.txt``).
+aliases of the same sequence, as in UCSC ``chromAlias.txt``). Annotations often cover more
+than the FASTA (organelles, unplaced scaffolds): ``--skip-unknown-sequences`` skips such
+lines and reports how many were skipped per sequence.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,18 +120,19 @@ def unknown_sequence_message(
     known = set(fasta_names)
     pairs = [(n, guess_fasta_name(n, fasta_names, headers)) for n in theirs if n not in known]
     pairs = [(n, f) for n, f in pairs if f is not None]
+    aliases = "--chrom-aliases FILE; pipeline: chrom_aliases: FILE"
     if pairs:
         example = "; ".join(f"'{n}<TAB>{f}'" for n, f in pairs[:3])
-        fix = f"the names look like aliases: give an alias file with lines {example}"
+        fix = f"the names look like aliases: give an alias file with lines {example} ({aliases})"
     else:
         fix = (
-            "drop the lines on sequences the FASTA lacks, or, if they are the same sequences "
-            "under other names, give an alias file"
+            "skip the lines on sequences the FASTA lacks (--skip-unknown-sequences; pipeline: "
+            "skip_unknown_sequences: true), or, if they are the same sequences under other "
+            f"names, give an alias file ({aliases})"
         )
     return (
         f"{where}: sequence {name!r} is not in the FASTA. FASTA has: {_few(fasta_names)}; "
-        f"{Path(path).name} has: {_few(theirs)}. Likely fix: {fix} "
-        "(--chrom-aliases FILE; pipeline: chrom_aliases: FILE)"
+        f"{Path(path).name} has: {_few(theirs)}. Likely fix: {fix}"
     )
 
 
@@ -143,13 +147,20 @@ class SequenceNames:
     lengths: dict[str, int]
     aliases: dict[str, str] = field(default_factory=dict)
     headers: Callable[[], dict[str, str]] | None = None
+    #: Skip lines on sequences the FASTA lacks (counted in ``skipped``) instead of refusing.
+    skip_unknown: bool = False
+    skipped: Counter = field(default_factory=Counter)
 
     @classmethod
     def of(cls, names: SequenceNames | dict[str, int]) -> SequenceNames:
         return names if isinstance(names, SequenceNames) else cls(dict(names))
 
-    def locate(self, where: str, source: Path, seqid: str, end: int, *, feature: str) -> str:
+    def locate(self, where: str, source: Path, seqid: str, end: int, *, feature: str) -> str | None:
+        """The FASTA name of ``seqid``; None when it is unknown and ``skip_unknown``."""
         name = self.aliases.get(seqid, seqid)
+        if name not in self.lengths and self.skip_unknown:
+            self.skipped[seqid] += 1
+            return None
         if name not in self.lengths:
             headers = self.headers() if self.headers is not None else None
             raise InputError(unknown_sequence_message(where, source, seqid, self.lengths, headers))
@@ -161,7 +172,10 @@ class SequenceNames:
         return name
 
 
-def sequence_names(genome, aliases: Path | None = None) -> SequenceNames:
-    """The :class:`SequenceNames` of a :class:`~.fasta.Genome`, with an optional alias file."""
+def sequence_names(
+    genome, aliases: Path | None = None, *, skip_unknown: bool = False
+) -> SequenceNames:
+    """The :class:`SequenceNames` of a :class:`~.fasta.Genome`, with an optional alias file
+    (and, with ``skip_unknown``, lines on sequences the FASTA lacks skipped, not refused)."""
     mapping = read_aliases(aliases, genome.lengths) if aliases else {}
-    return SequenceNames(dict(genome.lengths), mapping, genome.headers)
+    return SequenceNames(dict(genome.lengths), mapping, genome.headers, skip_unknown)

@@ -277,11 +277,14 @@ def build_dataset(
     bed: Path | None = None,
     spec: DatasetSpec | None = None,
     chrom_aliases: Path | None = None,
+    skip_unknown_sequences: bool = False,
     batch: int = 512,
 ) -> dict:
     """Build the HDF5 dataset ``out`` from a FASTA and a GFF3/GTF or a labelled BED.
 
-    ``chrom_aliases``: a file pairing the label file's sequence names with the FASTA's."""
+    ``chrom_aliases``: a file pairing the label file's sequence names with the FASTA's;
+    ``skip_unknown_sequences``: skip label lines on sequences the FASTA lacks (counted in the
+    summary's ``skipped_unknown_sequences``) instead of refusing the file."""
     import h5py
 
     spec = spec or DatasetSpec()
@@ -291,11 +294,13 @@ def build_dataset(
         raise InputError("give exactly one label source: an annotation (GFF3/GTF) or a BED")
     began = time.perf_counter()
     genome = Genome(fasta)
-    names = sequence_names(genome, chrom_aliases)
+    names = sequence_names(genome, chrom_aliases, skip_unknown=skip_unknown_sequences)
     if annotation is not None:
         plan = plan_from_annotation(genome, Path(annotation), spec, names)
     else:
         plan = plan_from_bed(genome, Path(bed), spec, names)
+    if skip_unknown_sequences:
+        plan.summary["skipped_unknown_sequences"] = dict(sorted(names.skipped.items()))
     if not plan.windows:
         raise InputError("no windows to write: no labelled region on any sequence")
     order = sorted(range(len(plan.windows)), key=lambda i: (plan.windows[i][3], i))

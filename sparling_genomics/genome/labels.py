@@ -164,6 +164,8 @@ def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, firs
         )
         raise InputError(f"{path}:{number}: empty or reversed interval {start}-{end}{hint}")
     chrom = names.locate(f"{path}:{number}", path, cols[0], end, feature="interval")
+    if chrom is None:
+        return None  # a sequence the FASTA lacks, skipped on request
     name = cols[3].strip()
     if not name:
         raise InputError(f"{path}:{number}: empty name (class) column")
