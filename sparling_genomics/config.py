@@ -144,6 +144,61 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "bar_decay_per_sample": 4e-5,
         },
     },
+    "digit_circle": {
+        "task": "digit_circle",
+        "seed": 0,
+        "device": "auto",
+        "data": {
+            "min_digits": 3,
+            "max_digits": 6,
+            "noise_before": 0.125,
+            "noise_after": 0.05,
+            "cell_pad": 2,
+            "val_size": 500,
+            "test_size": 1000,
+        },
+        "model": {
+            "motif_channels": 10,
+            "hidden": 32,
+            "first_kernel": 9,
+            "residual_units": 4,  # receptive field 9 + 4 * 2 = 17 px, the paper's
+            "unit_kernel": 3,
+            "head_hidden": 64,
+            "head_angles": 96,
+            "head_layers": 2,
+            "head_recurrent": True,
+            "sparse": {
+                "affine": True,  # the paper's DigitCircle layer has an affine BatchNorm
+                "per_channel": True,
+                "momentum": 0.1,
+                "min_hits": 20.0,
+                "peak_window": 5,
+                "peak_below": 0.001,
+            },
+        },
+        "train": {
+            "batch_size": 32,
+            "lr": 0.002,
+            "max_samples": 2_000_000,
+            "max_seconds": 1620.0,
+            "eval_every": 4_000,
+            "eval_batch_size": 250,
+            "final_samples": 40_000,
+            "final_lr_scale": 0.3,
+            "final_lr_schedule": "constant",
+            "log_motif_metrics": True,
+            "checkpoint_every_seconds": 120.0,
+            "threads": 0,
+        },
+        "annealing": {
+            "enabled": True,
+            "start_density": 0.5,
+            "stop_density": "auto",  # one pixel per digit: 4.5e-5 (the paper's 4.49e-5)
+            "multiplier": 0.75,
+            "initial_bar": 1.0,
+            "bar_decay_per_sample": 1e-6,
+        },
+    },
 }
 
 PRESETS: dict[str, dict[str, dict[str, Any]]] = {
@@ -176,6 +231,35 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
                 "checkpoint_every_seconds": 0.0,
             },
             "annealing": {"bar_decay_per_sample": 1e-3},
+        },
+    },
+    "digit_circle": {
+        # Not yet tuned to the floors (see BENCHMARKS.md when it has a section).
+        "cpu": {},
+        "paper": {
+            "model": {"hidden": 64, "head_hidden": 128},
+            "train": {
+                "batch_size": 64,
+                "lr": 0.001,
+                "max_samples": 6_000_000,
+                "max_seconds": 36_000.0,
+                "eval_every": 20_000,
+            },  # fmt: skip
+            "annealing": {"bar_decay_per_sample": 1e-7},
+            "data": {"val_size": 2000, "test_size": 5000},
+        },
+        "tiny": {
+            "model": {"hidden": 8, "head_hidden": 16, "residual_units": 1, "head_angles": 48},
+            "data": {"val_size": 32, "test_size": 32},
+            "train": {
+                "batch_size": 8,
+                "max_samples": 160,
+                "eval_every": 40,
+                "eval_batch_size": 32,
+                "final_samples": 40,
+                "checkpoint_every_seconds": 0.0,
+            },
+            "annealing": {"bar_decay_per_sample": 1e-2, "stop_density": 0.05},
         },
     },
     "splicing": {

@@ -81,3 +81,47 @@ class MotifModel1D(nn.Module):
         forward = self.scan(x)
         reverse = torch.flip(self.scan(reverse_complement_one_hot(x)), dims=(-1,))
         return (reverse > forward).to(torch.int8)
+
+
+class ResidualUnit2D(nn.Module):
+    """x + conv(relu(bn(x))) with a same-size k x k convolution, on ``(N, C, H, W)``."""
+
+    def __init__(self, channels: int, kernel: int = 3) -> None:
+        super().__init__()
+        self.norm = nn.BatchNorm2d(channels)
+        self.conv = nn.Conv2d(channels, channels, kernel, padding=kernel // 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.conv(torch.relu(self.norm(x)))
+
+
+class MotifModel2D(nn.Module):
+    """Local 2-D motif model for images ``(N, C_in, H, W)`` -> motif logits ``(N, K, H, W)``,
+    receptive field ``first_kernel + (unit_kernel - 1) * residual_units`` pixels square
+    (the paper's DigitCircle ``g``: 4 residual units, 17 x 17)."""
+
+    def __init__(
+        self,
+        motifs: int,
+        *,
+        in_channels: int = 1,
+        hidden: int = 32,
+        first_kernel: int = 9,
+        residual_units: int = 4,
+        unit_kernel: int = 3,
+    ) -> None:
+        super().__init__()
+        if first_kernel % 2 == 0 or unit_kernel % 2 == 0:
+            raise ValueError("kernel sizes must be odd so positions stay centred")
+        self.motifs = motifs
+        self.receptive_field = first_kernel + (unit_kernel - 1) * residual_units
+        self.stem = nn.Conv2d(in_channels, hidden, first_kernel, padding=first_kernel // 2)
+        self.units = nn.Sequential(
+            *[ResidualUnit2D(hidden, unit_kernel) for _ in range(residual_units)]
+        )
+        self.out_norm = nn.BatchNorm2d(hidden)
+        self.out = nn.Conv2d(hidden, motifs, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.units(self.stem(x.contiguous(memory_format=torch.channels_last)))
+        return self.out(torch.relu(self.out_norm(h))).contiguous()

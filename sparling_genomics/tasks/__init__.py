@@ -8,10 +8,15 @@ from .base import Batch, Task
 
 def task_class(name: str) -> type[Task]:
     """The Task class registered under ``name``."""
+    from .digit_circle import DigitCircleTask
     from .planted_motifs import PlantedMotifsTask
     from .splicing import SplicingTask
 
-    registry: dict[str, type[Task]] = {"planted": PlantedMotifsTask, "splicing": SplicingTask}
+    registry: dict[str, type[Task]] = {
+        "planted": PlantedMotifsTask,
+        "splicing": SplicingTask,
+        "digit_circle": DigitCircleTask,
+    }
     if name not in registry:
         raise ConfigError(f"unknown task {name!r}; choose from: {', '.join(sorted(registry))}")
     return registry[name]

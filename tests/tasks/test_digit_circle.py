@@ -77,3 +77,64 @@ def test_impossible_spec_is_refused():
         DigitCircleSpec(max_radius=45).check()
     with pytest.raises(ConfigError, match="digits per image"):
         DigitCircleSpec(min_digits=7, max_digits=6).check()
+
+
+def test_canonical_ring_rotates_to_the_smallest_and_drops_seam_repeats():
+    from sparling_genomics.tasks.digit_circle import canonical_ring
+
+    assert canonical_ring([7, 2, 9, 4]) == [2, 9, 4, 7]
+    assert canonical_ring([4, 7, 2, 9, 4]) == [2, 9, 4, 7]  # 4 read at both ends of the sweep
+    assert canonical_ring([]) == []
+
+
+def test_cyclic_ctc_loss_is_the_same_for_every_rotation_of_the_target():
+    import torch
+
+    from sparling_genomics.models.heads import cyclic_ctc_loss
+
+    torch.manual_seed(0)
+    logits = torch.randn(2, 11, 48)
+    base = cyclic_ctc_loss(logits, [[3, 1, 4], [2, 7, 1, 8]])
+    rotated = cyclic_ctc_loss(logits, [[1, 4, 3], [8, 2, 7, 1]])
+    assert torch.allclose(base, rotated)
+    assert not torch.allclose(base, cyclic_ctc_loss(logits, [[3, 4, 1], [2, 7, 1, 8]]))
+
+
+def test_polar_head_reads_counter_clockwise_from_angle_zero():
+    """A single activation at angle a (y up) peaks in the ring frame a / 2pi * angles."""
+    import torch
+
+    from sparling_genomics.models.heads import PolarCTCHead
+
+    head = PolarCTCHead(1, 1, size=100, angles=36, spread=5, layers=0, recurrent=False)
+    for degrees in (0, 90, 200):
+        m = torch.zeros(1, 1, 100, 100)
+        a = math.radians(degrees)
+        m[0, 0, round(49.5 - 30 * math.sin(a)), round(49.5 + 30 * math.cos(a))] = 1.0
+        spread = torch.nn.functional.max_pool2d(torch.tanh(3 * m), 5, stride=1, padding=2)
+        ring = torch.nn.functional.grid_sample(spread, head.grid, align_corners=True).amax(2)
+        assert int(ring[0, 0].argmax()) == round(degrees / 10) % 36
+
+
+def test_2d_motif_model_receptive_field_is_17_pixels():
+    import torch
+
+    from sparling_genomics.models.motif import MotifModel2D
+
+    torch.manual_seed(0)
+    g = MotifModel2D(4, hidden=8).eval()
+    assert g.receptive_field == 17
+    x = torch.zeros(1, 1, 41, 41)
+    y = x.clone()
+    y[0, 0, 20, 20] = 1.0
+    changed = (g(x) - g(y)).abs().amax(1)[0] > 0
+    rows, cols = torch.nonzero(changed, as_tuple=True)
+    assert rows.min() == 12 and rows.max() == 28 and cols.min() == 12 and cols.max() == 28
+
+
+def test_tiny_digit_circle_train_end_to_end(cli, tmp_path):
+    out = tmp_path / "run"
+    result = cli("train", "--task", "digit_circle", "--preset", "tiny", "--out", out,
+                 "--no-progress")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "fne=" in result.stdout and (out / "metrics.json").is_file()
