@@ -87,12 +87,13 @@ class PolarCTCHead(nn.Module):
     centre ``(N, classes + 1, angles)``, frame 0 at angle 0 (pointing right), increasing
     counter-clockwise as seen.
 
-    For symbols laid out on a ring (DigitCircle): each site is spread by a ``spread`` x
-    ``spread`` max-pool so the polar grid (``angles`` x ``radii`` bilinear samples between
-    ``r_min`` and ``r_max`` px) cannot miss a one-pixel activation, the map is maxed over the
-    radius, and circular convolutions (and optionally a bidirectional GRU) read the ring.
-    Far leaner than the paper's BiLSTM + transformer (a CPU preset's ``h``); it reads the
-    order around the ring exactly, and the task rotates the decoded ring to its start.
+    For symbols laid out on a ring (DigitCircle): every pixel between ``r_min`` and ``r_max``
+    px from the centre falls in one (radius, angle) bin and the map is *summed* per bin (an
+    exact polar re-binning: a one-pixel activation is never missed, and a dense map early in
+    annealing is not saturated away as a max would). A convolution over all radius bins and
+    3 angle bins, then circular convolutions and a bidirectional GRU read the ring. Far
+    leaner than the paper's BiLSTM + transformer (a CPU preset's ``h``); it reads the order
+    around the ring, and the task rotates the decoded ring to its start.
     """
 
     def __init__(
@@ -103,24 +104,26 @@ class PolarCTCHead(nn.Module):
         size: int,
         hidden: int = 64,
         angles: int = 96,
-        radii: int = 16,
+        radii: int = 8,
         r_min: float = 10.0,
         r_max: float = 46.0,
-        spread: int = 5,
         layers: int = 2,
         recurrent: bool = True,
     ) -> None:
         super().__init__()
-        self.spread = spread
-        self.gain = nn.Parameter(torch.full((motifs,), 3.0))
-        theta = torch.arange(angles, dtype=torch.float32) * (2 * torch.pi / angles)
-        radius = torch.linspace(r_min, r_max, radii)
+        self.angles, self.radii = angles, radii
+        rows, cols = torch.meshgrid(torch.arange(size), torch.arange(size), indexing="ij")
         centre = (size - 1) / 2
-        x = centre + radius[:, None] * torch.cos(theta)[None, :]
-        y = centre - radius[:, None] * torch.sin(theta)[None, :]  # rows grow downwards
-        grid = torch.stack([x, y], dim=-1) / (size - 1) * 2 - 1  # (radii, angles, 2) in [-1, 1]
-        self.register_buffer("grid", grid[None], persistent=False)
-        self.inp = nn.Conv1d(motifs, hidden, 3, padding=1, padding_mode="circular")
+        dx, dy = cols - centre, centre - rows  # y up
+        radius = torch.sqrt(dx**2 + dy**2)
+        theta = torch.atan2(dy, dx) % (2 * torch.pi)
+        a_bin = (theta / (2 * torch.pi) * angles).long().clamp(max=angles - 1)
+        r_bin = ((radius - r_min) / (r_max - r_min) * radii).floor().long()
+        inside = (r_bin >= 0) & (r_bin < radii)
+        self.register_buffer("pixels", torch.nonzero(inside.flatten()).squeeze(1), False)
+        self.register_buffer("bins", (r_bin * angles + a_bin).flatten()[inside.flatten()], False)
+        self.gain = nn.Parameter(torch.full((motifs,), 3.0))
+        self.inp = nn.Conv2d(motifs, hidden, (radii, 3))
         self.layers = nn.ModuleList(
             [nn.Conv1d(hidden, hidden, 3, padding=1, padding_mode="circular")
              for _ in range(layers)]
@@ -130,13 +133,18 @@ class PolarCTCHead(nn.Module):
         )
         self.out = nn.Conv1d(hidden, classes + 1, 1)
 
+    def ring(self, m: torch.Tensor) -> torch.Tensor:
+        """The map summed per (radius, angle) bin: ``(N, K, radii, angles)``."""
+        n, k = m.shape[:2]
+        flat = m.flatten(2)[:, :, self.pixels]
+        out = flat.new_zeros(n, k, self.radii * self.angles)
+        out.index_add_(2, self.bins, flat)
+        return out.view(n, k, self.radii, self.angles)
+
     def forward(self, m: torch.Tensor) -> torch.Tensor:
-        m = torch.tanh(m * self.gain.view(1, -1, 1, 1))
-        if self.spread > 1:
-            m = F.max_pool2d(m, self.spread, stride=1, padding=self.spread // 2)
-        grid = self.grid.expand(m.shape[0], -1, -1, -1).to(m.dtype)
-        ring = F.grid_sample(m, grid, align_corners=True).amax(dim=2)  # (N, K, angles)
-        h = torch.relu(self.inp(ring))
+        ring = self.ring(torch.tanh(m * self.gain.view(1, -1, 1, 1)))
+        ring = torch.cat([ring[..., -1:], ring, ring[..., :1]], dim=-1)  # circular in angle
+        h = torch.relu(self.inp(ring)).squeeze(2)  # (N, hidden, angles)
         for layer in self.layers:
             h = h + torch.relu(layer(h))
         if self.rnn is not None:

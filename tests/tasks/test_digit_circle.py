@@ -100,20 +100,20 @@ def test_cyclic_ctc_loss_is_the_same_for_every_rotation_of_the_target():
     assert not torch.allclose(base, cyclic_ctc_loss(logits, [[3, 4, 1], [2, 7, 1, 8]]))
 
 
-def test_polar_head_reads_counter_clockwise_from_angle_zero():
-    """A single activation at angle a (y up) peaks in the ring frame a / 2pi * angles."""
+def test_polar_head_bins_every_pixel_counter_clockwise_from_angle_zero():
+    """A single activation at angle a (y up) lands, whole, in angle bin a / 2pi * angles."""
     import torch
 
     from sparling_genomics.models.heads import PolarCTCHead
 
-    head = PolarCTCHead(1, 1, size=100, angles=36, spread=5, layers=0, recurrent=False)
-    for degrees in (0, 90, 200):
+    head = PolarCTCHead(1, 1, size=100, angles=36, radii=4, layers=0, recurrent=False)
+    for degrees in (5, 95, 205):
         m = torch.zeros(1, 1, 100, 100)
         a = math.radians(degrees)
         m[0, 0, round(49.5 - 30 * math.sin(a)), round(49.5 + 30 * math.cos(a))] = 1.0
-        spread = torch.nn.functional.max_pool2d(torch.tanh(3 * m), 5, stride=1, padding=2)
-        ring = torch.nn.functional.grid_sample(spread, head.grid, align_corners=True).amax(2)
-        assert int(ring[0, 0].argmax()) == round(degrees / 10) % 36
+        ring = head.ring(m)[0, 0]
+        assert float(ring.sum()) == 1.0
+        assert int(ring.sum(0).argmax()) == degrees // 10
 
 
 def test_2d_motif_model_receptive_field_is_17_pixels():
