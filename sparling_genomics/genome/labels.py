@@ -148,7 +148,7 @@ def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, firs
     try:
         start, end = int(cols[1]), int(cols[2])
     except ValueError:
-        if first:
+        if first and not any(ch.isdigit() for ch in cols[1] + cols[2]):
             return None  # a header line such as 'chrom start end name'
         raise InputError(
             f"{path}:{number}: start/end must be integers, got {cols[1]!r}, {cols[2]!r}"

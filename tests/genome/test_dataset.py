@@ -178,3 +178,15 @@ def test_empty_fasta_is_refused(tmp_path):
     fasta.write_text("")
     with pytest.raises(InputError, match="no sequences"):
         Genome(fasta)
+
+
+def test_bed_header_row_is_skipped_but_a_malformed_first_record_is_refused(tmp_path):
+    from sparling_genomics.genome.labels import read_bed
+
+    header = tmp_path / "h.bed"
+    header.write_text("chrom\tstart\tend\tname\nchr1\t5\t6\ty\n")
+    assert [(r.seqid, r.start, r.end) for r in read_bed(header, {"chr1": 100})] == [("chr1", 5, 6)]
+    bad = tmp_path / "b.bed"
+    bad.write_text("chr1\t1,500\t1,501\tx\nchr1\t5\t6\ty\n")
+    with pytest.raises(InputError, match=r"b.bed:1: start/end must be integers"):
+        read_bed(bad, {"chr1": 100})
