@@ -6,6 +6,7 @@ A crash or kill therefore never leaves a half-written output that a re-run would
 from __future__ import annotations
 
 import glob
+import gzip
 import json
 import os
 import re
@@ -15,6 +16,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether ``path`` is gzip (or bgzip) data, by its magic bytes, not its name."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def open_text(path: Path, errors: str | None = None) -> IO[str]:
+    """``path`` opened as text, gunzipped when it is gzip or bgzip (whatever its name)."""
+    if is_gzip(path):
+        return gzip.open(path, "rt", errors=errors)
+    return open(path, errors=errors)
 
 
 @contextmanager

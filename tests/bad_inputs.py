@@ -419,18 +419,9 @@ def markdown(rows: list[tuple[Case, Outcome]]) -> str:
 
 def tiny_run(folder: Path) -> Path:
     """A tiny exported planted run (for the checkpoint and scan cases)."""
-    from tests.conftest import run_cli
+    from tests.conftest import train_tiny_planted_run
 
-    run = folder / "run"
-    for args in (
-        ("train", "--task", "planted", "--preset", "tiny", "--out", run, "--no-progress",
-         "--set", "annealing.start_density=0.02"),
-        ("export", "--model", run, "--min-sites", "3", "--jaspar-release", "JASPAR2024"),
-    ):  # fmt: skip
-        result = run_cli(*args)
-        if result.returncode != 0:
-            raise RuntimeError(result.stderr)
-    return run
+    return train_tiny_planted_run(folder / "run")
 
 
 def render(run: Path, work: Path) -> str:

@@ -76,8 +76,10 @@ def _scan_child(run: Path, fasta: Path, out: Path) -> dict:
 
 
 def _concat(tables) -> tuple[np.ndarray, ...]:
-    keys = ("position", "channel", "strand", "score")
-    return tuple(np.concatenate([getattr(t, k) for t in tables]) for k in keys)
+    from ..export.scan import join_tables
+
+    t = join_tables("", list(tables))
+    return t.position, t.channel, t.strand, t.score
 
 
 def _canonical(arrays) -> np.ndarray:

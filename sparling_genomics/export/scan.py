@@ -124,7 +124,7 @@ def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None) -> l
     pack_bases = 0
     for seqid, length in genome.lengths.items():
         if length >= chunk:
-            tables[seqid] = _join(seqid, list(scan_codes(model, seqid, genome.sequence(seqid),
+            tables[seqid] = join_tables(seqid, list(scan_codes(model, seqid, genome.sequence(seqid),
                                                          chunk=chunk, device=device)))  # fmt: skip
             continue
         if pack and pack_bases + length + 2 * halo > chunk:
@@ -147,7 +147,8 @@ def _release_free_memory() -> None:
         trim(0)
 
 
-def _join(seqid: str, parts: list[SiteTable]) -> SiteTable:
+def join_tables(seqid: str, parts: list[SiteTable]) -> SiteTable:
+    """One table of ``seqid`` from the tables of its chunks (in order)."""
     return SiteTable(
         seqid,
         np.concatenate([p.position for p in parts]).astype(np.int64),
@@ -167,7 +168,7 @@ def _scan_pack(model, genome: Genome, seqids: list[str], halo: int, chunk: int, 
         pieces += [codes, spacer]
         at += len(codes) + len(spacer)
     codes = np.concatenate(pieces)
-    packed = _join("pack", list(scan_codes(model, "pack", codes, chunk=chunk,
+    packed = join_tables("pack", list(scan_codes(model, "pack", codes, chunk=chunk,
                                            device=device)))  # fmt: skip
     which = np.searchsorted(np.asarray(starts), packed.position, side="right") - 1
     out = {}

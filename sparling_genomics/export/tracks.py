@@ -153,13 +153,12 @@ def bed_frame(tables, motifs, offsets, rf, lengths):
 
     frames = []
     for block, layout in row_blocks(tables, motifs, offsets, rf, lengths):
-        chrom, start, end, rest = _text_block(block, layout)
-        cols = [r.split("\t") for r in rest]
+        channel = block.channel.tolist()
         frames.append(pd.DataFrame({
-            "chrom": [chrom] * len(start), "start": start, "end": end,
-            "name": [c[0] for c in cols], "score": block.score.tolist(),
-            "strand": [c[2] for c in cols], "thickStart": block.thick_start.tolist(),
-            "thickEnd": block.thick_end.tolist(), "itemRgb": [c[5] for c in cols],
+            "chrom": [block.chrom] * len(block), "start": block.start, "end": block.end,
+            "name": [layout.label[c] for c in channel], "score": block.score,
+            "strand": np.where(block.strand == 1, "+", "-"), "thickStart": block.thick_start,
+            "thickEnd": block.thick_end, "itemRgb": [layout.colour[c] for c in channel],
         }, columns=BED_COLUMNS))  # fmt: skip
     if not frames:
         return pd.DataFrame({c: [] for c in BED_COLUMNS}, columns=BED_COLUMNS)

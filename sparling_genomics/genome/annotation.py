@@ -14,7 +14,6 @@ types are counted as skipped.
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..errors import InputError
+from ..io import open_text
 from .chromosomes import SequenceNames
 
 CODING_TYPES = {"mRNA"}
@@ -73,12 +73,6 @@ class Annotation:
         return sorted(out, key=lambda t: (t.seqid, t.start, t.end, t.id))
 
 
-def _open_text(path: Path):
-    with open(path, "rb") as handle:
-        gz = handle.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rt") if gz else open(path)
-
-
 def _attributes_gff3(text: str) -> dict[str, str]:
     out = {}
     for part in text.strip().strip(";").split(";"):
@@ -102,7 +96,7 @@ def _attributes_gtf(text: str) -> dict[str, str]:
 def annotation_format(path: Path) -> str:
     """``gtf`` or ``gff3``, from the attribute column of the first feature line (not the
     file name: GTF files named ``.gff`` are common)."""
-    with _open_text(path) as handle:
+    with open_text(path) as handle:
         for number, raw in enumerate(handle):
             if number > 10_000 or raw.startswith("##FASTA"):
                 break
@@ -142,7 +136,7 @@ def read_annotation(
     skipped: Counter = Counter()
     n_features = 0
     try:
-        handle = _open_text(path)
+        handle = open_text(path)
         with handle:
             for number, raw in enumerate(handle, start=1):
                 if raw.startswith("##FASTA"):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..io import open_text
 
 _CHROMOSOME_IN_HEADER = re.compile(r"\b(?:chromosome|chr)\s*([A-Za-z0-9]+)", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:chromosome|chrom|chr)[_ ]?", re.IGNORECASE)
@@ -94,12 +95,8 @@ def guess_fasta_name(name: str, fasta_names, headers: dict[str, str] | None = No
 
 def file_sequence_names(path: Path, *, limit: int = 5, max_lines: int = 2_000_000) -> list[str]:
     """The first distinct names in column 1 of a GFF/GTF/BED file (skipping comments)."""
-    import gzip
-
     names: list[str] = []
-    with open(path, "rb") as probe:
-        gz = probe.read(2) == b"\x1f\x8b"
-    with gzip.open(path, "rt", errors="replace") if gz else open(path, errors="replace") as fh:
+    with open_text(path, errors="replace") as fh:
         for number, line in enumerate(fh):
             if number >= max_lines or len(names) >= limit:
                 break

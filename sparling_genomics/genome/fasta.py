@@ -24,13 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..io import is_gzip
 from .sequence import N_CODE, encode
-
-
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
-
 
 _NUCLEOTIDE_LETTERS = frozenset(b"ACGTUNRYKMSWBDHVacgtunrykmswbdhv-.")
 
@@ -43,7 +38,7 @@ def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:
 
 def _read_fasta_records(path: Path) -> tuple[dict[str, str], dict[str, np.ndarray]]:
     try:
-        if _is_gzip(path):
+        if is_gzip(path):
             with gzip.open(path, "rb") as handle:
                 data = handle.read()
         else:
@@ -110,7 +105,7 @@ class Genome:
         self._headers: dict[str, str] | None = None
         self._faidx = None
         try:
-            gzipped = _is_gzip(self.path)
+            gzipped = is_gzip(self.path)
         except OSError as exc:
             raise InputError(f"{self.path}: cannot read FASTA ({exc})") from None
         if gzipped or not self._open_indexed():

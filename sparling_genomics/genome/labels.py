@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..io import open_text
 from .annotation import Transcript
 from .chromosomes import SequenceNames
 from .sequence import decode, reverse_complement_codes
@@ -115,7 +116,7 @@ def read_bed(path: Path, lengths: SequenceNames | dict[str, int]) -> list[BedRec
     names = SequenceNames.of(lengths)
     records = []
     try:
-        with _open_bed(path) as handle:
+        with open_text(path) as handle:
             for number, raw in enumerate(handle, start=1):
                 record = _bed_record(path, number, raw, names, first=not records)
                 if record is not None:
@@ -125,14 +126,6 @@ def read_bed(path: Path, lengths: SequenceNames | dict[str, int]) -> list[BedRec
     if not records:
         raise InputError(f"{path}: BED file holds no records")
     return records
-
-
-def _open_bed(path: Path):
-    import gzip
-
-    with open(path, "rb") as handle:
-        gz = handle.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rt") if gz else open(path)
 
 
 def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, first: bool):

@@ -58,14 +58,24 @@ class CTCSequenceHead1D(nn.Module):
         return self.out(h)
 
 
-def ctc_loss(logits: torch.Tensor, targets: list[list[int]]) -> torch.Tensor:
-    """Mean CTC loss of frame logits ``(N, classes + 1, T)`` against class-index strings."""
-    n, _, frames = logits.shape
-    log_probs = F.log_softmax(logits.float(), dim=1).permute(2, 0, 1)  # (T, N, C+1)
+def _ctc(log_probs: torch.Tensor, targets: list[list[int]], reduction: str) -> torch.Tensor:
+    """``F.ctc_loss`` of ``(T, N, classes + 1)`` log-probabilities against class-index
+    strings (class c is CTC label c + 1; 0 is the blank)."""
+    frames, n, _ = log_probs.shape
     flat = torch.tensor([c + 1 for t in targets for c in t], dtype=torch.long)
     lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
     frames_t = torch.full((n,), frames, dtype=torch.long)
-    return F.ctc_loss(log_probs, flat, frames_t, lengths, blank=0, zero_infinity=True)
+    return F.ctc_loss(log_probs, flat, frames_t, lengths, blank=0, reduction=reduction,
+                      zero_infinity=True)  # fmt: skip
+
+
+def _log_probs(logits: torch.Tensor) -> torch.Tensor:
+    return F.log_softmax(logits.float(), dim=1).permute(2, 0, 1)  # (T, N, C+1)
+
+
+def ctc_loss(logits: torch.Tensor, targets: list[list[int]]) -> torch.Tensor:
+    """Mean CTC loss of frame logits ``(N, classes + 1, T)`` against class-index strings."""
+    return _ctc(_log_probs(logits), targets, "mean")
 
 
 def ctc_greedy_decode(logits: torch.Tensor) -> list[list[int]]:
@@ -155,17 +165,12 @@ class PolarCTCHead(nn.Module):
 def cyclic_ctc_loss(logits: torch.Tensor, targets: list[list[int]]) -> torch.Tensor:
     """CTC loss against the best cyclic rotation of each target string: for a ring read from
     an arbitrary start, every rotation of the output is the same ring."""
-    n, _, frames = logits.shape
-    log_probs = F.log_softmax(logits.float(), dim=1).permute(2, 0, 1)
+    log_probs = _log_probs(logits)
     longest = max((len(t) for t in targets), default=0)
     losses = []
     for shift in range(max(longest, 1)):
         rotated = [t[shift % len(t) :] + t[: shift % len(t)] if t else t for t in targets]
-        flat = torch.tensor([c + 1 for t in rotated for c in t], dtype=torch.long)
-        lengths = torch.tensor([len(t) for t in rotated], dtype=torch.long)
-        frames_t = torch.full((n,), frames, dtype=torch.long)
-        losses.append(F.ctc_loss(log_probs, flat, frames_t, lengths, blank=0,
-                                 reduction="none", zero_infinity=True))  # fmt: skip
+        losses.append(_ctc(log_probs, rotated, "none"))
     per_sample = torch.stack(losses).min(dim=0).values
     lengths = torch.tensor([max(len(t), 1) for t in targets], dtype=per_sample.dtype)
     return (per_sample / lengths.to(per_sample.device)).mean()
