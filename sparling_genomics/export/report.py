@@ -61,6 +61,8 @@ def _metric_rows(metrics: dict) -> dict[str, object]:
     for key in ("fne", "fpe", "ce"):
         if metrics.get("motif"):
             rows[key.upper()] = metrics["motif"].get(key)
+    if (metrics.get("perturbation") or {}).get("consistency") is not None:
+        rows["perturbation consistency"] = metrics["perturbation"]["consistency"]
     rows["density (target)"] = metrics.get("density")
     rows["density (measured on test)"] = metrics.get("measured_density")
     rows["samples seen"] = metrics.get("samples_seen")

@@ -117,13 +117,14 @@ class PolarCTCHead(nn.Module):
         radii: int = 8,
         r_min: float = 10.0,
         r_max: float = 46.0,
+        centre: float | None = None,
         layers: int = 2,
         recurrent: bool = True,
     ) -> None:
         super().__init__()
         self.angles, self.radii = angles, radii
         rows, cols = torch.meshgrid(torch.arange(size), torch.arange(size), indexing="ij")
-        centre = (size - 1) / 2
+        centre = (size - 1) / 2 if centre is None else centre
         dx, dy = cols - centre, centre - rows  # y up
         radius = torch.sqrt(dx**2 + dy**2)
         theta = torch.atan2(dy, dx) % (2 * torch.pi)
@@ -133,6 +134,8 @@ class PolarCTCHead(nn.Module):
         self.register_buffer("pixels", torch.nonzero(inside.flatten()).squeeze(1), False)
         self.register_buffer("bins", (r_bin * angles + a_bin).flatten()[inside.flatten()], False)
         self.gain = nn.Parameter(torch.full((motifs,), 3.0))
+        # Per-channel scale of the ring sums (they grow with the bin's area and the density).
+        self.ring_norm = nn.BatchNorm2d(motifs, affine=False)
         self.inp = nn.Conv2d(motifs, hidden, (radii, 3))
         self.layers = nn.ModuleList(
             [nn.Conv1d(hidden, hidden, 3, padding=1, padding_mode="circular")
@@ -152,7 +155,7 @@ class PolarCTCHead(nn.Module):
         return out.view(n, k, self.radii, self.angles)
 
     def forward(self, m: torch.Tensor) -> torch.Tensor:
-        ring = self.ring(torch.tanh(m * self.gain.view(1, -1, 1, 1)))
+        ring = self.ring_norm(self.ring(torch.tanh(m * self.gain.view(1, -1, 1, 1))))
         ring = torch.cat([ring[..., -1:], ring, ring[..., :1]], dim=-1)  # circular in angle
         h = torch.relu(self.inp(ring)).squeeze(2)  # (N, hidden, angles)
         for layer in self.layers:
@@ -174,3 +177,105 @@ def cyclic_ctc_loss(logits: torch.Tensor, targets: list[list[int]]) -> torch.Ten
     per_sample = torch.stack(losses).min(dim=0).values
     lengths = torch.tensor([max(len(t), 1) for t in targets], dtype=per_sample.dtype)
     return (per_sample / lengths.to(per_sample.device)).mean()
+
+
+class AttentionDecoderHead(nn.Module):
+    """Sparse map ``(N, K, *spatial)`` (1-D or 2-D) -> an output string, read by a small
+    transformer: the Sparling paper's ``h`` (1x1 conv, max-pool, transformer encoder and
+    decoder), lean enough for a CPU preset.
+
+    ``forward(m)`` returns the encoder memory ``(N, P, hidden)`` (P pooled positions, each
+    with a learned position embedding per spatial dim); :meth:`teacher_forced_logits` and
+    :meth:`greedy_decode` run the decoder on it. Vocabulary index ``v`` is output token
+    ``v``; ``vocab`` is the begin/end-of-string token. Used where the output order is not a
+    scan order of the input (LaTeX fractions are read numerator first).
+    """
+
+    def __init__(
+        self,
+        motifs: int,
+        vocab: int,
+        *,
+        spatial: tuple[int, ...],
+        pool: int = 4,
+        hidden: int = 64,
+        heads: int = 4,
+        encoder_layers: int = 1,
+        decoder_layers: int = 2,
+        max_length: int = 32,
+    ) -> None:
+        super().__init__()
+        if len(spatial) not in (1, 2):
+            raise ValueError("AttentionDecoderHead reads 1-D or 2-D maps")
+        self.vocab, self.pool, self.max_length = vocab, pool, max_length
+        self.gain = nn.Parameter(torch.full((motifs,), 3.0))
+        conv = nn.Conv1d if len(spatial) == 1 else nn.Conv2d
+        self.inp = conv(motifs, hidden, 3, padding=1)
+        pooled = [-(-s // pool) for s in spatial]
+        self.positions = nn.ParameterList(
+            [nn.Parameter(torch.randn(p, hidden) * 0.1) for p in pooled]
+        )
+        self.encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(hidden, heads, 2 * hidden, 0.0, batch_first=True),
+            encoder_layers,
+            enable_nested_tensor=False,
+        )
+        self.embed = nn.Embedding(vocab + 1, hidden)
+        self.step_positions = nn.Parameter(torch.randn(max_length + 1, hidden) * 0.1)
+        self.decoder = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(hidden, heads, 2 * hidden, 0.0, batch_first=True),
+            decoder_layers,
+        )
+        self.out = nn.Linear(hidden, vocab + 1)
+
+    def forward(self, m: torch.Tensor) -> torch.Tensor:
+        shape = (1, -1) + (1,) * (m.dim() - 2)
+        h = torch.relu(self.inp(torch.tanh(m * self.gain.view(shape))))
+        if m.dim() == 3:
+            h = F.max_pool1d(h, self.pool, ceil_mode=True) + self.positions[0].T[None]
+        else:
+            h = F.max_pool2d(h, self.pool, ceil_mode=True)
+            h = h + self.positions[0].T[None, :, :, None] + self.positions[1].T[None, :, None, :]
+        return self.encoder(h.flatten(2).transpose(1, 2))
+
+    def _decode(self, memory: torch.Tensor, prefix: torch.Tensor) -> torch.Tensor:
+        steps = prefix.shape[1]
+        x = self.embed(prefix) + self.step_positions[:steps][None]
+        mask = torch.triu(torch.full((steps, steps), float("-inf"), device=prefix.device), 1)
+        return self.out(self.decoder(x, memory, tgt_mask=mask))
+
+    def _prefix(self, targets: list[list[int]], device) -> tuple[torch.Tensor, torch.Tensor]:
+        """Decoder input (start token + target) and wanted output (target + end token)."""
+        length = min(self.max_length, max((len(t) for t in targets), default=0)) + 1
+        inp = torch.full((len(targets), length), self.vocab, dtype=torch.long)
+        want = torch.full((len(targets), length), -100, dtype=torch.long)
+        for i, t in enumerate(targets):
+            t = list(t)[: self.max_length]
+            inp[i, 1 : len(t) + 1] = torch.tensor(t, dtype=torch.long)
+            want[i, : len(t)] = torch.tensor(t, dtype=torch.long)
+            want[i, len(t)] = self.vocab
+        return inp.to(device), want.to(device)
+
+    def loss(self, memory: torch.Tensor, targets: list[list[int]]) -> torch.Tensor:
+        """Teacher-forced cross-entropy per output token (end token included)."""
+        inp, want = self._prefix(targets, memory.device)
+        logits = self._decode(memory, inp)
+        return F.cross_entropy(logits.flatten(0, 1).float(), want.flatten(), ignore_index=-100)
+
+    @torch.no_grad()
+    def greedy_decode(self, memory: torch.Tensor) -> list[list[int]]:
+        """Most likely token at each step until the end token (or ``max_length``)."""
+        n = memory.shape[0]
+        prefix = torch.full((n, 1), self.vocab, dtype=torch.long, device=memory.device)
+        done = torch.zeros(n, dtype=torch.bool, device=memory.device)
+        for _ in range(self.max_length + 1):
+            step = self._decode(memory, prefix)[:, -1].argmax(-1)
+            step = torch.where(done, torch.full_like(step, self.vocab), step)
+            prefix = torch.cat([prefix, step[:, None]], dim=1)
+            done |= step == self.vocab
+            if bool(done.all()):
+                break
+        out = []
+        for row in prefix[:, 1:].tolist():
+            out.append(row[: row.index(self.vocab)] if self.vocab in row else row)
+        return out

@@ -44,6 +44,9 @@ class Task(ABC):
     #: The end-to-end metric (a key of ``evaluate()['e2e']``, higher is better) that drives
     #: annealing and picks the final weights.
     accuracy_metric: str = "exact_match"
+    #: How CE matches channels to symbols: "one_to_one" (Hungarian; DigitCircle, planted) or
+    #: "many_to_one" (each channel to its most common symbol; the paper's LaTeX and audio).
+    ce_matching: str = "one_to_one"
 
     def __init__(self, config: dict, seed: int) -> None:
         self.config = config
@@ -77,6 +80,7 @@ class Task(ABC):
         batch_size: int,
         device: torch.device,
         motif_metrics: bool = True,
+        perturbation: bool = False,
     ) -> dict:
         """Metrics on ``split``: ``{'e2e': {...}, 'measured_density', 'samples', 'motif'?}``.
 
@@ -86,8 +90,24 @@ class Task(ABC):
         from ..evaluate.evaluation import evaluate_model
 
         return evaluate_model(
-            model, self, split, batch_size=batch_size, device=device, motif_metrics=motif_metrics
+            model,
+            self,
+            split,
+            batch_size=batch_size,
+            device=device,
+            motif_metrics=motif_metrics,
+            perturbation=perturbation,
         )
+
+    def swappable_symbols(self) -> list[int]:
+        """Symbols a perturbation-consistency test may swap (none: the test is not run)."""
+        return []
+
+    def swap_output(self, target: list[int], cells: list[Cell], index: int,
+                    symbol: int) -> list[int] | None:  # fmt: skip
+        """The output string once true motif ``cells[index]`` is symbol ``symbol`` instead,
+        or None where that would make no valid sample."""
+        return None
 
     def true_density(self) -> float | None:
         """Expected fraction of positions per channel holding a true motif, if known."""

@@ -187,18 +187,30 @@ class DigitCircleTask(Task):
         )
         self.spec.check()
         self.cell_pad = int(data["cell_pad"])
+        self.stride = int(config["model"]["stride"])
+        if self.stride not in (1, 2, 4):
+            raise ConfigError(f"model.stride must be 1, 2 or 4, got {self.stride}")
         self._eval_cache: dict[str, list[Batch]] = {}
 
     def _batch(self, samples: list[DigitCircleSample]) -> Batch:
         x = torch.from_numpy(np.stack([s.image for s in samples])[:, None].astype(np.float32))
-        pad, size = self.cell_pad, self.spec.size
         cells: list[list[Cell]] = [
-            [((slice(max(0, r0 - pad), min(size, r1 + pad)),
-               slice(max(0, c0 - pad), min(size, c1 + pad))), d)
-             for d, r0, r1, c0, c1 in s.boxes]
+            [((self._span(r0, r1), self._span(c0, c1)), d) for d, r0, r1, c0, c1 in s.boxes]
             for s in samples
-        ]  # fmt: skip
+        ]
         return Batch(x, [s.digits for s in samples], cells)
+
+    def _span(self, start: int, stop: int) -> slice:
+        """A box's pixel span, padded by ``cell_pad``, in motif-map positions (position i of a
+        stride-s map is centred on pixel s * i)."""
+        s, size = self.stride, self.map_size
+        lo = max(0, start - self.cell_pad)
+        hi = stop - 1 + self.cell_pad
+        return slice(min(size, -(-lo // s)), min(size, hi // s + 1))
+
+    @property
+    def map_size(self) -> int:
+        return -(-self.spec.size // self.stride)
 
     def train_batch(self, index: int, batch_size: int) -> Batch:
         return self._batch(generate_batch(self.seed, index, batch_size, self.spec))
@@ -218,9 +230,19 @@ class DigitCircleTask(Task):
             ]  # fmt: skip
         yield from self._eval_cache[split]
 
+    def swappable_symbols(self) -> list[int]:
+        return list(range(len(self.symbols)))
+
+    def swap_output(self, target, cells, index, symbol):
+        """Digits are distinct: a digit already in the image cannot be swapped in."""
+        old = cells[index][1]
+        if symbol in target or old not in target:
+            return None
+        return canonical_ring([symbol if d == old else d for d in target])
+
     def true_density(self) -> float:
         mean_count = (self.spec.min_digits + self.spec.max_digits) / 2
-        return mean_count / (len(self.symbols) * self.spec.size**2)
+        return mean_count / (len(self.symbols) * self.map_size**2)
 
     def build_model(self, *, sparse: bool = True) -> SparlingModel:
         m = self.config["model"]
@@ -231,13 +253,17 @@ class DigitCircleTask(Task):
             first_kernel=int(m["first_kernel"]),
             residual_units=int(m["residual_units"]),
             unit_kernel=int(m["unit_kernel"]),
+            stride=self.stride,
         )
         start = self.config["annealing"]["start_density"]
         layer = SpatialSparsity.from_config(k, start, m["sparse"]) if sparse else None
         h = PolarCTCHead(
             k,
             len(self.symbols),
-            size=self.spec.size,
+            size=self.map_size,
+            centre=(self.spec.size - 1) / 2 / self.stride,
+            r_min=10.0 / self.stride,
+            r_max=46.0 / self.stride,
             hidden=int(m["head_hidden"]),
             angles=int(m["head_angles"]),
             layers=int(m["head_layers"]),

@@ -308,8 +308,9 @@ class Trainer:
         self.save("last.pt")
         self.save("final.pt")
         t = self.config["train"]
+        extra = {"perturbation": True} if self.task.swappable_symbols() else {}
         result = self.task.evaluate(
-            self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device
+            self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device, **extra
         )
         true_density = self.task.true_density()
         density = self.model.density
@@ -320,6 +321,7 @@ class Trainer:
             "e2e": result["e2e"],
             "sites": result.get("sites"),
             "motif": result.get("motif"),
+            "perturbation": result.get("perturbation"),
             "density": density,
             "measured_density": result["measured_density"],
             "true_density": true_density,
