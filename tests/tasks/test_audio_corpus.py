@@ -255,3 +255,38 @@ def test_sequences_of_espeak_digits_have_their_energy_inside_the_spans(espeak_co
         loudest = sample.spectrogram.max(1)
         assert loudest[inside].mean() > loudest[~inside].max() + 20
         assert all(loudest[f0:f1].max() > loudest[~inside].max() + 20 for _, f0, f1 in sample.spans)
+
+
+def test_tiny_audio_sequence_train_end_to_end(cli, espeak_corpus, tmp_path):
+    out = tmp_path / "run"
+    result = cli("train", "--task", "audio_sequence", "--preset", "tiny", "--out", out,
+                 "--set", f"data.corpus={espeak_corpus}", "--no-progress")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["motif"]["ce_matching"] == "many_to_one" and "perturbation" in metrics
+
+
+def test_audio_task_without_a_corpus_names_the_builder(cli, tmp_path):
+    result = cli("train", "--task", "audio_sequence", "--preset", "tiny", "--out",
+                 tmp_path / "run", "--no-progress")  # fmt: skip
+    assert result.returncode == 2
+    assert "sparling-genomics audio-corpus" in result.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_audio_cells_are_the_clips_spans_and_a_swap_changes_that_digit(espeak_corpus):
+    from sparling_genomics.config import resolve_config
+    from sparling_genomics.tasks.audio_sequence import AudioSequenceTask
+
+    config = resolve_config(
+        "audio_sequence", "tiny", overrides=[{"data": {"corpus": str(espeak_corpus)}}]
+    )
+    task = AudioSequenceTask(config, 0)
+    batch = task.train_batch(0, 4)
+    assert batch.x.shape == (4, 64, task.spec.frames)
+    assert float(batch.x.max()) == 2.0 and float(batch.x.min()) >= -2.0
+    for target, cells in zip(batch.targets, batch.cells):
+        assert [s for _, s in cells] == target
+    target, cells = batch.targets[0], batch.cells[0]
+    new = (target[0] + 1) % 10
+    assert task.swap_output(target, cells, 0, new) == [new] + target[1:]

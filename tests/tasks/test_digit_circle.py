@@ -138,3 +138,29 @@ def test_tiny_digit_circle_train_end_to_end(cli, tmp_path):
                  "--no-progress")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "fne=" in result.stdout and (out / "metrics.json").is_file()
+
+
+def test_stride_2_cells_hold_every_map_position_of_the_padded_box():
+    from sparling_genomics.config import resolve_config
+    from sparling_genomics.tasks.digit_circle import DigitCircleTask
+
+    task = DigitCircleTask(resolve_config("digit_circle", "cpu"), 0)
+    assert task.stride == 2 and task.map_size == 50
+    samples = generate_batch(0, 0, 4)
+    batch = task._batch(samples)
+    for sample, cells in zip(samples, batch.cells):
+        for ((rows, cols), digit), (d, r0, r1, c0, c1) in zip(cells, sample.boxes):
+            assert digit == d
+            assert rows.start == -(-max(0, r0 - 2) // 2) and rows.stop == (r1 + 1) // 2 + 1
+            assert cols.start == -(-max(0, c0 - 2) // 2) and cols.stop == (c1 + 1) // 2 + 1
+    assert abs(task.true_density() - 4.5 / (10 * 50 * 50)) < 1e-12
+
+
+def test_swapping_a_digit_keeps_the_ring_canonical():
+    from sparling_genomics.config import resolve_config
+    from sparling_genomics.tasks.digit_circle import DigitCircleTask
+
+    task = DigitCircleTask(resolve_config("digit_circle", "tiny"), 0)
+    cells = [((slice(0, 1), slice(0, 1)), d) for d in (5, 2, 7)]
+    assert task.swap_output([2, 7, 5], cells, 1, 9) == [5, 9, 7]  # 2 -> 9: 5 is smallest now
+    assert task.swap_output([2, 7, 5], cells, 0, 7) is None  # 7 is in the ring already

@@ -1,6 +1,7 @@
 """LaTeX-OCR data: deterministic from a seed, drawn as mathtext draws it, and the truth boxes
 hold the symbols they name."""
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -255,3 +256,49 @@ def test_an_expression_that_does_not_fit_is_drawn_again_never_cropped(monkeypatc
     with pytest.raises(ConfigError, match="no expression of .* tokens fitted"):
         generate_sample(np.random.default_rng(0), CPU_SPEC)
     assert render(wide, LatexSpec(width=1000, dpi=100.0))[0].shape[1] > 180
+
+
+# --- the task ------------------------------------------------------------------------------
+
+
+def _task(**model):
+    from sparling_genomics.config import resolve_config
+    from sparling_genomics.tasks.latex_ocr import LatexOcrTask
+
+    config = resolve_config("latex_ocr", "tiny", overrides=[{"model": model}] if model else [])
+    return LatexOcrTask(config, 0)
+
+
+def test_cells_cover_each_symbols_box_on_the_stride_2_map():
+    task = _task()
+    samples = generate_batch(0, 0, 8, task.spec)
+    batch = task._batch(samples)
+    assert batch.x.shape == (8, 1, task.spec.height, task.spec.width)
+    for sample, cells in zip(samples, batch.cells):
+        assert len(cells) == len(sample.boxes)
+        for ((rows, cols), symbol), (k, r0, r1, c0, c1) in zip(cells, sample.boxes):
+            assert symbol == k
+            # map position i is centred on pixel 2i: the cell holds every position in the box
+            assert rows.start == -(-r0 // 2) and rows.stop == (r1 - 1) // 2 + 1
+            assert cols.start == -(-c0 // 2) and cols.stop == (c1 - 1) // 2 + 1
+
+
+def test_swap_changes_the_token_of_that_box_only():
+    from sparling_genomics.tasks.latex_ocr import TOKENS
+
+    task = _task()
+    target = [TOKENS.index(t) for t in ["x", "^{", "2", "}", "+", "1"]]
+    cells = [((slice(0, 1), slice(0, 1)), SYMBOLS.index(s)) for s in ["x", "2", "+", "1"]]
+    swapped = task.swap_output(target, cells, 1, SYMBOLS.index("a"))
+    assert [TOKENS[t] for t in swapped] == ["x", "^{", "a", "}", "+", "1"]
+    assert task.swap_output(target, cells, 2, SYMBOLS.index("a")) is None  # '+' is not swapped
+
+
+def test_tiny_latex_train_end_to_end(cli, tmp_path):
+    out = tmp_path / "run"
+    result = cli("train", "--task", "latex_ocr", "--preset", "tiny", "--out", out,
+                 "--no-progress")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["motif"]["ce_matching"] == "many_to_one"
+    assert 0 <= metrics["e2e"]["edit_error"] <= 1 and "perturbation" in metrics
