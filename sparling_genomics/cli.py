@@ -163,7 +163,10 @@ def dataset(
 
 
 @main.command()
-@click.option("--task", help="Task to train (planted, splicing).")
+@click.option(
+    "--task",
+    help="Task to train: planted, splicing, digit_circle, latex_ocr, audio_sequence.",
+)
 @click.option("--preset", default="cpu", show_default=True, help="Preset: cpu, paper, tiny.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
 @click.option("--seed", type=int, help="Seed of every random choice.")
@@ -431,6 +434,26 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
         benchmarks_md=benchmarks_md,
         overrides=_overrides(None, None, sets),
     )
+    click.echo(f"wrote {result}")
+
+
+@bench.command("paper-domain")
+@click.option(
+    "--task", required=True, type=click.Choice(["digit_circle", "latex_ocr", "audio_sequence"])
+)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for the run.")
+@click.option("--preset", default="cpu", show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@_benchmarks_md_option
+@click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
+def bench_paper_domain(task, out, preset, seed, benchmarks_md, sets) -> None:
+    """A Sparling paper domain on the cpu preset, beside the paper's 9-seed means."""
+    from .bench.paper_domains import run_paper_domain_benchmark
+
+    result = run_paper_domain_benchmark(
+        task, out, preset=preset, seed=seed, overrides=_overrides(None, None, sets),
+        benchmarks_md=benchmarks_md,
+    )  # fmt: skip
     click.echo(f"wrote {result}")
 
 

@@ -206,7 +206,16 @@ def build_report(
             )
         )
     parts.append("<h2>Motifs</h2>")
-    if summary is None:
+    task = task_class(metrics["task"])
+    rows = _metric_rows(metrics)
+    if summary is None and not task.exports_motifs:
+        parts.append(
+            "<p>Motif logos, JASPAR names and genome tracks apply to DNA tasks; here the "
+            "motif layer is scored against the known symbol boxes (FNE, FPE, CE above"
+            + (", perturbation consistency" if "perturbation consistency" in rows else "")
+            + ").</p>"
+        )
+    elif summary is None:
         parts.append(
             f"<p class=muted>No motifs exported yet ({html.escape(str(motifs_dir))}/motifs.json "
             "is missing): run <code>sparling-genomics export</code>.</p>"

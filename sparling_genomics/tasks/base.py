@@ -47,6 +47,8 @@ class Task(ABC):
     #: How CE matches channels to symbols: "one_to_one" (Hungarian; DigitCircle, planted) or
     #: "many_to_one" (each channel to its most common symbol; the paper's LaTeX and audio).
     ce_matching: str = "one_to_one"
+    #: DNA tasks: motifs can be exported as PWMs/logos, named against JASPAR and scanned.
+    exports_motifs: bool = False
 
     def __init__(self, config: dict, seed: int) -> None:
         self.config = config

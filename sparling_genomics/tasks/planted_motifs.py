@@ -135,6 +135,7 @@ class PlantedMotifsTask(Task):
     """See the module docstring. Symbols are the JASPAR matrix IDs."""
 
     name = "planted"
+    exports_motifs = True
 
     def __init__(self, config: dict, seed: int) -> None:
         super().__init__(config, seed)

@@ -31,6 +31,7 @@ from .base import Batch, Task
 
 class SplicingTask(Task):
     name = "splicing"
+    exports_motifs = True
     accuracy_metric = "mean_topk"
 
     def __init__(self, config: dict, seed: int) -> None:
