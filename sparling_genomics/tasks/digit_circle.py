@@ -241,6 +241,8 @@ class DigitCircleTask(Task):
         return canonical_ring([symbol if d == old else d for d in target])
 
     def true_density(self) -> float:
+        """The density one digit's channel needs: its digit's share of map positions (with
+        more channels than digits the spare ones add activations, they take none away)."""
         mean_count = (self.spec.min_digits + self.spec.max_digits) / 2
         return mean_count / (len(self.symbols) * self.map_size**2)
 
