@@ -292,7 +292,6 @@ class AudioSequenceTask(Task):
             )
         self.corpus = load_audiomnist(Path(str(data["corpus"])))
         self.speakers = split_speakers(self.corpus.speakers)
-        self._eval_cache: dict[str, list[Batch]] = {}
 
     def _batch(self, samples: list[AudioSequenceSample]) -> Batch:
         spec = np.stack([s.spectrogram for s in samples])  # (N, frames, mels)
@@ -310,17 +309,11 @@ class AudioSequenceTask(Task):
         )  # fmt: skip
 
     def eval_batches(self, split: str, batch_size: int) -> Iterator[Batch]:
-        if split not in ("val", "test"):
-            raise ValueError(f"unknown evaluation split {split!r}")
-        if split not in self._eval_cache:
-            size = int(self.config["data"][f"{split}_size"])
-            split_id = {"val": 1, "test": 2}[split]
-            self._eval_cache[split] = [
-                self._batch(generate_batch(12345 + split_id, i, min(batch_size, size - i),
-                                           self.corpus, self.speakers[split], self.spec))
-                for i in range(0, size, batch_size)
-            ]  # fmt: skip
-        yield from self._eval_cache[split]
+        def make(seed: int, index: int, size: int) -> Batch:
+            speakers = self.speakers[split]
+            return self._batch(generate_batch(seed, index, size, self.corpus, speakers, self.spec))
+
+        return self.generated_eval_batches(split, batch_size, make)
 
     def swappable_symbols(self) -> list[int]:
         return list(DIGITS)

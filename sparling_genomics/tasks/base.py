@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -53,6 +53,7 @@ class Task(ABC):
     def __init__(self, config: dict, seed: int) -> None:
         self.config = config
         self.seed = seed
+        self._eval_cache: dict[str, list[Batch]] = {}
 
     @abstractmethod
     def build_model(self, *, sparse: bool = True) -> SparlingModel:
@@ -65,6 +66,22 @@ class Task(ABC):
     @abstractmethod
     def eval_batches(self, split: str, batch_size: int) -> Iterator[Batch]:
         """The fixed evaluation set of ``split`` ('val' or 'test') in batches."""
+
+    def generated_eval_batches(
+        self, split: str, batch_size: int, make: Callable[[int, int, int], Batch]
+    ) -> Iterator[Batch]:
+        """The fixed ``split`` set of a generated task, made once and cached:
+        ``make(seed, index, size)`` builds a batch as ``generate_batch`` does, with seed
+        12345 + 1 (val) or + 2 (test), so the set does not depend on the training seed."""
+        if split not in ("val", "test"):
+            raise ValueError(f"unknown evaluation split {split!r}")
+        if split not in self._eval_cache:
+            size = int(self.config["data"][f"{split}_size"])
+            seed = 12345 + {"val": 1, "test": 2}[split]
+            self._eval_cache[split] = [
+                make(seed, i, min(batch_size, size - i)) for i in range(0, size, batch_size)
+            ]
+        yield from self._eval_cache[split]
 
     @abstractmethod
     def loss(self, outputs: dict[str, torch.Tensor], batch: Batch) -> torch.Tensor:

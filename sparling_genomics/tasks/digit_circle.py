@@ -190,7 +190,6 @@ class DigitCircleTask(Task):
         self.stride = int(config["model"]["stride"])
         if self.stride not in (1, 2, 4):
             raise ConfigError(f"model.stride must be 1, 2 or 4, got {self.stride}")
-        self._eval_cache: dict[str, list[Batch]] = {}
 
     def _batch(self, samples: list[DigitCircleSample]) -> Batch:
         x = torch.from_numpy(np.stack([s.image for s in samples])[:, None].astype(np.float32))
@@ -216,19 +215,9 @@ class DigitCircleTask(Task):
         return self._batch(generate_batch(self.seed, index, batch_size, self.spec))
 
     def eval_batches(self, split: str, batch_size: int) -> Iterator[Batch]:
-        if split not in ("val", "test"):
-            raise ValueError(f"unknown evaluation split {split!r}")
-        if split not in self._eval_cache:
-            size = int(self.config["data"][f"{split}_size"])
-            # Fixed per split and independent of the training seed (train batches use
-            # seeds [seed, index]; these [12345, split, index]).
-            split_id = {"val": 1, "test": 2}[split]
-            self._eval_cache[split] = [
-                self._batch(generate_batch(12345 + split_id, i, min(batch_size, size - i),
-                                           self.spec))
-                for i in range(0, size, batch_size)
-            ]  # fmt: skip
-        yield from self._eval_cache[split]
+        return self.generated_eval_batches(
+            split, batch_size, lambda seed, i, n: self._batch(generate_batch(seed, i, n, self.spec))
+        )
 
     def swappable_symbols(self) -> list[int]:
         return list(range(len(self.symbols)))

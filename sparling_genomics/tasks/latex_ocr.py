@@ -504,7 +504,6 @@ class LatexOcrTask(Task):
         if self.stride not in (1, 2, 4):
             raise ConfigError(f"model.stride must be 1, 2 or 4, got {self.stride}")
         self.head: AttentionDecoderHead | None = None
-        self._eval_cache: dict[str, list[Batch]] = {}
 
     @property
     def map_shape(self) -> tuple[int, int]:
@@ -528,17 +527,9 @@ class LatexOcrTask(Task):
         return self._batch(generate_batch(self.seed, index, batch_size, self.spec))
 
     def eval_batches(self, split: str, batch_size: int) -> Iterator[Batch]:
-        if split not in ("val", "test"):
-            raise ValueError(f"unknown evaluation split {split!r}")
-        if split not in self._eval_cache:
-            size = int(self.config["data"][f"{split}_size"])
-            split_id = {"val": 1, "test": 2}[split]
-            self._eval_cache[split] = [
-                self._batch(generate_batch(12345 + split_id, i, min(batch_size, size - i),
-                                           self.spec))
-                for i in range(0, size, batch_size)
-            ]  # fmt: skip
-        yield from self._eval_cache[split]
+        return self.generated_eval_batches(
+            split, batch_size, lambda seed, i, n: self._batch(generate_batch(seed, i, n, self.spec))
+        )
 
     def swappable_symbols(self) -> list[int]:
         """The 16 characters (not ``+``, the parentheses or the fraction bar)."""
