@@ -8,10 +8,26 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..errors import ConfigError
 from ..models.sparling import SparlingModel
 
 # One true motif occurrence: the slices of its cell (one per spatial dim) and its symbol.
 Cell = tuple[tuple[slice, ...], int]
+
+
+def map_span(start: int, stop: int, *, stride: int, size: int, pad: int = 0) -> slice:
+    """The pixels ``[start, stop)``, widened by ``pad`` each side, as positions of a motif map
+    of ``size`` positions at ``stride`` (position i is centred on pixel ``stride * i``)."""
+    lo = max(0, start - pad)
+    hi = stop - 1 + pad
+    return slice(min(size, -(-lo // stride)), min(size, hi // stride + 1))
+
+
+def check_stride(stride: int) -> int:
+    """``model.stride`` of a 2-D task: 1, 2 or 4."""
+    if stride not in (1, 2, 4):
+        raise ConfigError(f"model.stride must be 1, 2 or 4, got {stride}")
+    return stride
 
 
 @dataclass

@@ -33,7 +33,7 @@ from ..models.heads import PolarCTCHead, ctc_greedy_decode, cyclic_ctc_loss
 from ..models.motif import MotifModel2D
 from ..models.sparling import SparlingModel
 from ..sparsity.layer import SpatialSparsity
-from .base import Batch, Cell, Task
+from .base import Batch, Cell, Task, check_stride, map_span
 
 IMAGE_SIZE = 100
 GLYPH_HEIGHT = 12
@@ -187,9 +187,7 @@ class DigitCircleTask(Task):
         )
         self.spec.check()
         self.cell_pad = int(data["cell_pad"])
-        self.stride = int(config["model"]["stride"])
-        if self.stride not in (1, 2, 4):
-            raise ConfigError(f"model.stride must be 1, 2 or 4, got {self.stride}")
+        self.stride = check_stride(int(config["model"]["stride"]))
 
     def _batch(self, samples: list[DigitCircleSample]) -> Batch:
         x = torch.from_numpy(np.stack([s.image for s in samples])[:, None].astype(np.float32))
@@ -200,12 +198,8 @@ class DigitCircleTask(Task):
         return Batch(x, [s.digits for s in samples], cells)
 
     def _span(self, start: int, stop: int) -> slice:
-        """A box's pixel span, padded by ``cell_pad``, in motif-map positions (position i of a
-        stride-s map is centred on pixel s * i)."""
-        s, size = self.stride, self.map_size
-        lo = max(0, start - self.cell_pad)
-        hi = stop - 1 + self.cell_pad
-        return slice(min(size, -(-lo // s)), min(size, hi // s + 1))
+        """A box's pixel span, padded by ``cell_pad``, in motif-map positions."""
+        return map_span(start, stop, stride=self.stride, size=self.map_size, pad=self.cell_pad)
 
     @property
     def map_size(self) -> int:

@@ -59,7 +59,7 @@ from ..models.heads import AttentionDecoderHead
 from ..models.motif import MotifModel2D
 from ..models.sparling import SparlingModel
 from ..sparsity.layer import SpatialSparsity
-from .base import Batch, Cell, Task
+from .base import Batch, Cell, Task, check_stride, map_span
 
 CHARACTERS = "0123456789xyzabc"
 
@@ -500,9 +500,7 @@ class LatexOcrTask(Task):
             box_pad=int(data["box_pad"]),
         )
         self.spec.check()
-        self.stride = int(config["model"]["stride"])
-        if self.stride not in (1, 2, 4):
-            raise ConfigError(f"model.stride must be 1, 2 or 4, got {self.stride}")
+        self.stride = check_stride(int(config["model"]["stride"]))
         self.head: AttentionDecoderHead | None = None
 
     @property
@@ -510,8 +508,7 @@ class LatexOcrTask(Task):
         return (-(-self.spec.height // self.stride), -(-self.spec.width // self.stride))
 
     def _span(self, start: int, stop: int, size: int) -> slice:
-        s = self.stride
-        return slice(min(size, -(-start // s)), min(size, (stop - 1) // s + 1))
+        return map_span(start, stop, stride=self.stride, size=size)
 
     def _batch(self, samples: list[LatexSample]) -> Batch:
         x = torch.from_numpy(np.stack([s.image for s in samples])[:, None].astype(np.float32))
