@@ -10,13 +10,11 @@ its BENCHMARKS.md section. The paper's figures are quoted from
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..config import resolve_config
 from ..export.report import write_report
-from ..train.trainer import train
-from .report import machine_description, machine_line, publish
+from .report import machine_description, machine_line, pct, publish, run_or_resume
 
 #: The paper's means over 9 seeds (FNE, FPE, CE, E2EE) and its perturbation consistency.
 PAPER = {
@@ -37,15 +35,6 @@ FLOORS = {"fne": 0.10, "fpe": 0.10, "ce": 0.10, "edit_error": 0.10}
 PERTURBATION_FLOOR = {"digit_circle": 0.90}
 
 
-def _run(out: Path, config: dict) -> dict:
-    metrics_path = out / "metrics.json"
-    if metrics_path.exists():  # finished earlier: reuse, never overwrite
-        return json.loads(metrics_path.read_text())
-    if (out / "checkpoints" / "last.pt").exists():
-        return train({}, out, resume=True, progress=False)
-    return train(config, out, progress=False)
-
-
 def run_paper_domain_benchmark(
     task: str,
     out: Path,
@@ -62,7 +51,7 @@ def run_paper_domain_benchmark(
     out.mkdir(parents=True, exist_ok=True)
     config = resolve_config(task, preset, overrides=list(overrides or []) + [{"seed": seed}])
     run_dir = out / f"{task}_seed{seed}"
-    metrics = _run(run_dir, config)
+    metrics = run_or_resume(run_dir, config)
     report = write_report(run_dir, run_dir / "report.html")
     motif = metrics.get("motif") or {}
     ours = {
@@ -103,10 +92,6 @@ def run_paper_domain_benchmark(
     return publish(result, out / f"bench_{task}.json", benchmarks_md, f"paper-{task}", body)
 
 
-def _pct(value) -> str:
-    return "-" if value is None else f"{100 * value:.2f}%"
-
-
 def _markdown(result: dict, out: Path, preset: str, seed: int, overrides) -> str:
     task, ours, paper = result["task"], result["ours"], result["paper_9_seed_mean"]
     sets = "".join(f" --set {k}" for k in _flat_sets(overrides or []))
@@ -134,17 +119,17 @@ def _markdown(result: dict, out: Path, preset: str, seed: int, overrides) -> str
         mine, theirs = ours.get(key), paper.get(key)
         ratio = "-" if mine is None or not theirs else f"{mine / theirs:.2f}"
         if key in FLOORS:
-            floor = f"<= {_pct(FLOORS[key])}"
+            floor = f"<= {pct(FLOORS[key])}"
         elif key == "perturbation" and task in PERTURBATION_FLOOR:
-            floor = f">= {_pct(PERTURBATION_FLOOR[task])}"
+            floor = f">= {pct(PERTURBATION_FLOOR[task])}"
         else:
             floor = "-"
         met = result["floors_met"].get(key)
         lines.append(
-            f"| {label} | {_pct(mine)} | {_pct(theirs)} | {ratio} | {floor} "
+            f"| {label} | {pct(mine)} | {pct(theirs)} | {ratio} | {floor} "
             f"| {'-' if met is None else ('yes' if met else 'NO')} |"
         )
-    lines += ["", f"Exact match: {_pct(ours['exact_match'])}; perturbations tried: "
+    lines += ["", f"Exact match: {pct(ours['exact_match'])}; perturbations tried: "
               f"{ours['perturbations'] or 0}."]  # fmt: skip
     return "\n".join(lines)
 

@@ -11,13 +11,11 @@ Every run is a normal ``train`` run directory under ``OUT``; the benchmark reads
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 
 from ..config import resolve_config
-from ..train.trainer import train
-from .report import machine_description, machine_line, publish
+from .report import machine_description, machine_line, pct, publish, run_or_resume
 
 FIELDS = ("exact_match", "edit_error", "fne", "fpe", "ce")
 
@@ -41,15 +39,6 @@ def _flat(metrics: dict) -> dict:
     }
 
 
-def _run(out: Path, config: dict) -> dict:
-    metrics_path = out / "metrics.json"
-    if metrics_path.exists():  # finished earlier: reuse, never overwrite
-        return json.loads(metrics_path.read_text())
-    if (out / "checkpoints" / "last.pt").exists():
-        return train({}, out, resume=True, progress=False)
-    return train(config, out, progress=False)
-
-
 def run_planted_benchmark(
     out: Path,
     seeds: list[int],
@@ -65,7 +54,9 @@ def run_planted_benchmark(
     runs: dict[str, list[dict]] = {"sparling": []}
     for seed in seeds:
         config = resolve_config("planted", preset, overrides=overrides + [{"seed": seed}])
-        runs["sparling"].append({"seed": seed, **_flat(_run(out / f"sparling_seed{seed}", config))})
+        runs["sparling"].append(
+            {"seed": seed, **_flat(run_or_resume(out / f"sparling_seed{seed}", config))}
+        )
     if ablations:
         budget = runs["sparling"][0]["samples_seen"]
         fixed = resolve_config(
@@ -79,7 +70,7 @@ def run_planted_benchmark(
             ],
         )
         runs["fixed_density"] = [
-            {"seed": seeds[0], **_flat(_run(out / f"fixed_density_seed{seeds[0]}", fixed))}
+            {"seed": seeds[0], **_flat(run_or_resume(out / f"fixed_density_seed{seeds[0]}", fixed))}
         ]
         global_threshold = resolve_config(
             "planted",
@@ -90,7 +81,7 @@ def run_planted_benchmark(
         runs["global_threshold"] = [
             {
                 "seed": seeds[0],
-                **_flat(_run(out / f"global_threshold_seed{seeds[0]}", global_threshold)),
+                **_flat(run_or_resume(out / f"global_threshold_seed{seeds[0]}", global_threshold)),
             }
         ]
     machine = machine_description()
@@ -112,10 +103,6 @@ def run_planted_benchmark(
     }
     return publish(result, out / "bench_planted.json", benchmarks_md, "planted",
                    _markdown(result, out, preset, seeds))  # fmt: skip
-
-
-def _pct(value) -> str:
-    return "-" if value is None else f"{100 * value:.2f}%"
 
 
 def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
@@ -141,9 +128,9 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         for r in rows:
             ratio = "-" if r["density_ratio"] is None else f"{r['density_ratio']:.2f}"
             lines.append(
-                f"| {name} | {r['seed']} | {_pct(r['exact_match'])} | {_pct(r['edit_error'])} "
-                f"| {_pct(r['fne'])} | {_pct(r['fpe'])} | {_pct(r['ce'])} "
-                f"| {_pct(r['ce_many_to_one'])} | {r['density']:.3g} | {ratio} "
+                f"| {name} | {r['seed']} | {pct(r['exact_match'])} | {pct(r['edit_error'])} "
+                f"| {pct(r['fne'])} | {pct(r['fpe'])} | {pct(r['ce'])} "
+                f"| {pct(r['ce_many_to_one'])} | {r['density']:.3g} | {ratio} "
                 f"| {r['samples_seen']:,} | {r['wall_seconds'] / 60:.1f} |"
             )
     mean = result["mean"]
@@ -156,8 +143,8 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
     lines.append("|---|---|---|---|---|")
     for name, m in mean.items():
         lines.append(
-            f"| {name} | {_pct(m.get('exact_match'))} | {_pct(m.get('fne'))} "
-            f"| {_pct(m.get('fpe'))} | {_pct(m.get('ce'))} |"
+            f"| {name} | {pct(m.get('exact_match'))} | {pct(m.get('fne'))} "
+            f"| {pct(m.get('fpe'))} | {pct(m.get('ce'))} |"
         )
     base = mean["sparling"]
     for name in ("fixed_density", "global_threshold"):
@@ -167,7 +154,7 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
             ratio = (1 - m["exact_match"]) / base_err if base_err > 0 else float("inf")
             lines.append("")
             lines.append(
-                f"- {name}: end-to-end error {_pct(1 - m['exact_match'])} vs Sparling "
-                f"{_pct(base_err)} ({ratio:.1f}x)."
+                f"- {name}: end-to-end error {pct(1 - m['exact_match'])} vs Sparling "
+                f"{pct(base_err)} ({ratio:.1f}x)."
             )
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import platform
 import re
@@ -15,6 +16,24 @@ HEADER = (
     "Written by `sparling-genomics bench ...`; each section is replaced when its benchmark "
     "reruns. Figures come from the JSON file named in the section.\n"
 )
+
+
+def run_or_resume(out: Path, config: dict) -> dict:
+    """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, never
+    overwritten), resumed from its last checkpoint if it was killed, else trained now."""
+    from ..train.trainer import train
+
+    out = Path(out)
+    if (out / "metrics.json").exists():
+        return json.loads((out / "metrics.json").read_text())
+    if (out / "checkpoints" / "last.pt").exists():
+        return train({}, out, resume=True, progress=False)
+    return train(config, out, progress=False)
+
+
+def pct(value) -> str:
+    """A fraction as a percentage with two decimals; '-' for None."""
+    return "-" if value is None else f"{100 * value:.2f}%"
 
 
 def machine_description() -> dict:

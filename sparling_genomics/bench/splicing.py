@@ -29,8 +29,7 @@ from ..export.motifs import collect_sites, merge_sites, site_windows
 from ..genome.pwm import consensus, dinucleotide_bits, probability_matrix
 from ..io import write_json_atomic
 from ..train.loading import load_run
-from ..train.trainer import train
-from .report import machine_description, machine_line, update_section
+from .report import machine_description, machine_line, run_or_resume, update_section
 
 NEAR = 5  # a site "at" an annotated site: within this many nt of it
 
@@ -63,14 +62,6 @@ def build_dataset_measured(out: Path, reference: str, *, extra: list[str] | None
         "peak_rss_exact": peak_kb > before,  # else an earlier child was bigger
         "summary": summary,
     }
-
-
-def _run(out: Path, config: dict) -> dict:
-    if (out / "metrics.json").exists():
-        return json.loads((out / "metrics.json").read_text())
-    if (out / "checkpoints" / "last.pt").exists():
-        return train({}, out, resume=True, progress=False)
-    return train(config, out, progress=False)
 
 
 @torch.no_grad()
@@ -166,7 +157,7 @@ def run_splicing_benchmark(
                 *(overrides or []),
             ],
         )
-        runs[name] = _run(out / name, config)
+        runs[name] = run_or_resume(out / name, config)
     channels = channel_report(out / "sparling")
     base, sp = runs["baseline"]["e2e"], runs["sparling"]["e2e"]
     result = {
