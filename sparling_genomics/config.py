@@ -77,6 +77,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "log_motif_metrics": True,  # FNE/FPE/CE at every evaluation (the report's figure)
             "checkpoint_every_seconds": 120.0,
             "threads": 0,  # 0: torch's default
+            "prefetch": True,  # make the next training batch on a thread while this one trains
         },
         "annealing": {
             "enabled": True,
@@ -132,6 +133,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "baseline_samples": 56_000,
             "checkpoint_every_seconds": 120.0,
             "threads": 0,
+            "prefetch": True,
         },
         "annealing": {
             "enabled": True,
@@ -199,6 +201,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "log_motif_metrics": True,
             "checkpoint_every_seconds": 120.0,
             "threads": 0,
+            "prefetch": True,
         },
         "annealing": {
             "enabled": True,
@@ -261,6 +264,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "log_motif_metrics": True,
             "checkpoint_every_seconds": 120.0,
             "threads": 0,
+            "prefetch": True,
         },
         "annealing": {
             "enabled": True,
@@ -312,12 +316,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "max_seconds": 1620.0,
             "eval_every": 2_000,
             "eval_batch_size": 250,
-            "final_samples": 40_000,
+            "final_samples": 20_000,
             "final_lr_scale": 0.3,
             "final_lr_schedule": "constant",
             "log_motif_metrics": True,
             "checkpoint_every_seconds": 120.0,
-            "threads": 0,
+            # One core trains while the other makes the next batch (the spectrograms cost ~60% of
+            # a step): 102 samples/s against 86 with two torch threads and no prefetching.
+            "threads": 1,
+            "prefetch": True,
         },
         "annealing": {
             "enabled": True,

@@ -162,7 +162,8 @@ def frame_span(start: int, end: int, spec: AudioSequenceSpec) -> tuple[int, int]
 
 def _speakers_by_digit(corpus: AudioCorpus, speakers: Sequence[int]) -> list[list[int]]:
     chosen = sorted(set(int(s) for s in speakers))
-    unknown = [s for s in chosen if s not in set(corpus.speakers)]
+    known = set(corpus.speakers)
+    unknown = [s for s in chosen if s not in known]
     if not chosen or unknown:
         raise InputError(
             f"{corpus.root}: speaker(s) {unknown or '(none)'} not in the corpus "
@@ -191,7 +192,17 @@ def generate_sample(
     spec.check()
     if corpus.rate != spec.rate:
         raise ConfigError(f"the corpus is at {corpus.rate} Hz, the spec at {spec.rate} Hz")
-    by_digit = _speakers_by_digit(corpus, speakers)
+    return _generate_sample(rng, corpus, _speakers_by_digit(corpus, speakers), spec, tries)
+
+
+def _generate_sample(
+    rng: np.random.Generator,
+    corpus: AudioCorpus,
+    by_digit: list[list[int]],
+    spec: AudioSequenceSpec,
+    tries: int = 100,
+) -> AudioSequenceSample:
+    """``generate_sample`` with the speakers of each digit worked out (once per batch)."""
     total = spec.samples
     for _ in range(tries):
         n = int(rng.integers(spec.min_clips, spec.max_clips + 1))
@@ -249,8 +260,13 @@ def generate_batch(
     spec: AudioSequenceSpec | None = None,
 ) -> list[AudioSequenceSample]:
     """``size`` samples, a pure function of (seed, index) for a given corpus and speakers."""
+    spec = spec or AudioSequenceSpec()
+    spec.check()
+    if corpus.rate != spec.rate:
+        raise ConfigError(f"the corpus is at {corpus.rate} Hz, the spec at {spec.rate} Hz")
+    by_digit = _speakers_by_digit(corpus, speakers)
     rng = np.random.default_rng([seed, index])
-    return [generate_sample(rng, corpus, speakers, spec) for _ in range(size)]
+    return [_generate_sample(rng, corpus, by_digit, spec) for _ in range(size)]
 
 
 # --- the task -----------------------------------------------------------------------------------

@@ -19,10 +19,12 @@ continues exactly: the log and weights equal those of an uninterrupted run.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import torch
@@ -76,9 +78,11 @@ class Trainer:
         self.out = Path(out)
         self.progress = progress
         self.device = pick_device(config.get("device", "auto"))
-        threads = int(config["train"].get("threads", 0))
-        if threads > 0:
-            torch.set_num_threads(threads)
+        # ``train.threads`` limits the training steps (leaving a core to the batch-making
+        # thread); evaluation uses every thread torch would.
+        self.eval_threads = torch.get_num_threads()
+        self.train_threads = int(config["train"].get("threads", 0)) or self.eval_threads
+        torch.set_num_threads(self.train_threads)
         self.task = task_class(config["task"])(config, int(config["seed"]))
         a = config["annealing"]
         stop = resolve_stop_density(config, self.task.true_density())
@@ -168,15 +172,19 @@ class Trainer:
 
     def _evaluate_and_anneal(self) -> dict:
         t = self.config["train"]
-        result = self.task.evaluate(
-            self.model,
-            "val",
-            batch_size=int(t["eval_batch_size"]),
-            device=self.device,
-            # Tasks that know their motifs log FNE/FPE/CE at every evaluation: the report's
-            # motif-error-against-density figure (the Sparling paper's Figure 4) reads them.
-            motif_metrics=bool(t.get("log_motif_metrics", True)),
-        )
+        torch.set_num_threads(self.eval_threads)
+        try:
+            result = self.task.evaluate(
+                self.model,
+                "val",
+                batch_size=int(t["eval_batch_size"]),
+                device=self.device,
+                # Tasks that know their motifs log FNE/FPE/CE at every evaluation: the report's
+                # motif-error-against-density figure (the Sparling paper's Figure 4) reads them.
+                motif_metrics=bool(t.get("log_motif_metrics", True)),
+            )
+        finally:
+            torch.set_num_threads(self.train_threads)
         accuracy = result["e2e"][self.task.accuracy_metric]
         accuracy = 0.0 if accuracy is None else float(accuracy)
         s = self.state
@@ -257,39 +265,43 @@ class Trainer:
         last_checkpoint = time.monotonic()
         self.model.train()
         stopped_by = self._finished()
-        while stopped_by is None:
-            if s["phase"] == "final":
-                self._set_final_lr()
-            batch = self.task.train_batch(s["step"], batch_size).to(self.device)
-            outputs = self.model(batch.x)
-            loss = self.task.loss(outputs, batch)
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            self.optimizer.step()
-            s["step"] += 1
-            s["samples"] += len(batch)
-            s["loss_sum"] += float(loss.detach())
-            s["loss_count"] += 1
-            s["elapsed"] = time.monotonic() - started
-            if bar is not None:
-                bar.update(len(batch))
-            if s["samples"] >= s["next_eval"]:
-                record = self._evaluate_and_anneal()
-                s["next_eval"] += eval_every
+        batches = BatchPrefetcher(self.task, batch_size, enabled=bool(t.get("prefetch", True)))
+        try:
+            while stopped_by is None:
+                if s["phase"] == "final":
+                    self._set_final_lr()
+                batch = batches.get(s["step"]).to(self.device)
+                outputs = self.model(batch.x)
+                loss = self.task.loss(outputs, batch)
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                self.optimizer.step()
+                s["step"] += 1
+                s["samples"] += len(batch)
+                s["loss_sum"] += float(loss.detach())
+                s["loss_count"] += 1
                 s["elapsed"] = time.monotonic() - started
-                record["elapsed"] = round(s["elapsed"], 3)
-                self._log(record)
                 if bar is not None:
-                    bar.set_postfix(
-                        loss=f"{record['loss']:.3f}",
-                        val=f"{accuracy_of(record, self.task):.3f}",
-                        density=f"{record['density']:.2e}" if record["density"] else "-",
-                        phase=s["phase"],
-                    )
-                if time.monotonic() - last_checkpoint >= checkpoint_every:
-                    self.save()
-                    last_checkpoint = time.monotonic()
-            stopped_by = self._finished()
+                    bar.update(len(batch))
+                if s["samples"] >= s["next_eval"]:
+                    record = self._evaluate_and_anneal()
+                    s["next_eval"] += eval_every
+                    s["elapsed"] = time.monotonic() - started
+                    record["elapsed"] = round(s["elapsed"], 3)
+                    self._log(record)
+                    if bar is not None:
+                        bar.set_postfix(
+                            loss=f"{record['loss']:.3f}",
+                            val=f"{accuracy_of(record, self.task):.3f}",
+                            density=f"{record['density']:.2e}" if record["density"] else "-",
+                            phase=s["phase"],
+                        )
+                    if time.monotonic() - last_checkpoint >= checkpoint_every:
+                        self.save()
+                        last_checkpoint = time.monotonic()
+                stopped_by = self._finished()
+        finally:
+            batches.close()
         if bar is not None:
             bar.close()
         return self.finish(stopped_by)
@@ -308,6 +320,7 @@ class Trainer:
         self.save("last.pt")
         self.save("final.pt")
         t = self.config["train"]
+        torch.set_num_threads(self.eval_threads)
         extra = {"perturbation": True} if self.task.swappable_symbols() else {}
         result = self.task.evaluate(
             self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device, **extra
@@ -341,6 +354,50 @@ class Trainer:
         }
         write_json_atomic(self.out / "metrics.json", _finite(metrics))
         return metrics
+
+
+class BatchPrefetcher:
+    """Training batches, the next one made on a background thread while this one trains.
+
+    Batches are a pure function of (seed, index), so making them ahead changes nothing but
+    the wall time: the generators (numpy, scipy FFTs, h5py reads) release the GIL while torch
+    computes. One batch ahead, one thread: a task's ``train_batch`` is never called from two
+    threads at once. ``enabled=False`` makes each batch when asked.
+    """
+
+    def __init__(self, task, batch_size: int, *, enabled: bool = True) -> None:
+        self.task = task
+        self.batch_size = batch_size
+        self.pool = ThreadPoolExecutor(max_workers=1) if enabled else None
+        self.pending: tuple[int, Future] | None = None
+
+    def get(self, index: int):
+        if self.pool is None:
+            return self.task.train_batch(index, self.batch_size)
+        if self.pending is not None and self.pending[0] == index:
+            batch = self.pending[1].result()
+        else:
+            self._drop_pending()
+            batch = self.task.train_batch(index, self.batch_size)
+        self.pending = (
+            index + 1,
+            self.pool.submit(self.task.train_batch, index + 1, self.batch_size),
+        )
+        return batch
+
+    def _drop_pending(self) -> None:
+        if self.pending is not None:
+            self.pending[1].cancel()
+            # Wait, so that train_batch never runs twice at once; a batch nobody asked for
+            # has no error worth raising.
+            with contextlib.suppress(Exception):
+                self.pending[1].result()
+            self.pending = None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self._drop_pending()
+            self.pool.shutdown(wait=True)
 
 
 def accuracy_of(record: dict, task) -> float:

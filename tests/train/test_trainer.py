@@ -11,7 +11,7 @@ import torch
 from sparling_genomics.config import resolve_config
 from sparling_genomics.errors import CheckpointError, ConfigError, RunDirectoryError
 from sparling_genomics.train.checkpoint import load_checkpoint
-from sparling_genomics.train.trainer import TIMING_FIELDS, train
+from sparling_genomics.train.trainer import TIMING_FIELDS, BatchPrefetcher, train
 
 from ..conftest import REPO
 
@@ -72,6 +72,42 @@ def test_same_seed_same_log_and_weights(tmp_path):
     wa = load_checkpoint(tmp_path / "a" / "checkpoints" / "final.pt")["model"]
     wb = load_checkpoint(tmp_path / "b" / "checkpoints" / "final.pt")["model"]
     assert same_weights(wa, wb)
+
+
+def test_prefetching_batches_changes_nothing_but_time(tmp_path):
+    torch.set_num_threads(1)
+    train(tiny(prefetch=False), tmp_path / "a", progress=False)
+    train(tiny(prefetch=True), tmp_path / "b", progress=False)
+    assert read_log(tmp_path / "a") == read_log(tmp_path / "b")
+    wa = load_checkpoint(tmp_path / "a" / "checkpoints" / "final.pt")["model"]
+    wb = load_checkpoint(tmp_path / "b" / "checkpoints" / "final.pt")["model"]
+    assert same_weights(wa, wb)
+
+
+class _CountingTask:
+    """Records train_batch calls and fails on one index."""
+
+    def __init__(self, fail_at=None):
+        self.calls, self.fail_at = [], fail_at
+
+    def train_batch(self, index, batch_size):
+        self.calls.append(index)
+        if index == self.fail_at:
+            raise ValueError(f"bad batch {index}")
+        return (index, batch_size)
+
+
+def test_prefetcher_serves_each_index_and_raises_the_error_asked_for():
+    task = _CountingTask(fail_at=3)
+    batches = BatchPrefetcher(task, 8)
+    try:
+        assert [batches.get(i) for i in range(3)] == [(0, 8), (1, 8), (2, 8)]
+        assert batches.get(7) == (7, 8)  # out of order (a resume): made on the spot
+        with pytest.raises(ValueError, match="bad batch 3"):
+            batches.get(3)
+    finally:
+        batches.close()
+    assert task.calls[:3] == [0, 1, 2] and {3, 7} <= set(task.calls)
 
 
 def test_existing_run_directory_is_never_overwritten(tmp_path):
