@@ -71,10 +71,15 @@ def run_paper_domain_benchmark(
         "annealing_steps": metrics["annealing"]["steps"],
         "stopped_by": metrics["stopped_by"],
     }
-    floors_met = {k: ours[k] is not None and ours[k] <= v for k, v in FLOORS.items()}
+    # A floor counts only once annealing has reached the true density: a dense layer misses
+    # no motif (FNE 0 at density 0.5) and says nothing about the method.
+    complete = bool(ours["annealing_complete"])
+    floors_met = {k: complete and ours[k] is not None and ours[k] <= v for k, v in FLOORS.items()}
     if task in PERTURBATION_FLOOR:
         floors_met["perturbation"] = (
-            ours["perturbation"] is not None and ours["perturbation"] >= PERTURBATION_FLOOR[task]
+            complete
+            and ours["perturbation"] is not None
+            and ours["perturbation"] >= PERTURBATION_FLOOR[task]
         )
     result = {
         "benchmark": f"paper_{task}",
@@ -131,6 +136,8 @@ def _markdown(result: dict, out: Path, preset: str, seed: int, overrides) -> str
         )
     lines += ["", f"Exact match: {pct(ours['exact_match'])}; perturbations tried: "
               f"{ours['perturbations'] or 0}."]  # fmt: skip
+    if not ours["annealing_complete"]:
+        lines += ["", "Annealing did not reach the true density, so no floor counts as met."]
     return "\n".join(lines)
 
 

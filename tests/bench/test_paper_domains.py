@@ -22,3 +22,31 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md)
     after = (tmp_path / "out" / "digit_circle_seed0" / "metrics.json").read_bytes()
     assert before == after
+
+
+def test_no_floor_counts_before_annealing_reaches_the_true_density(tmp_path, monkeypatch):
+    import sparling_genomics.bench.paper_domains as bench
+
+    def metrics(complete):
+        return {
+            "motif": {"fne": 0.0, "fpe": 0.01, "ce": 0.02, "ce_matching": "one_to_one"},
+            "e2e": {"edit_error": 0.01, "exact_match": 0.95},
+            "perturbation": {"consistency": 0.99, "perturbations": 100},
+            "density": 0.5 if not complete else 2e-4,
+            "true_density": 1.8e-4,
+            "samples_seen": 1000,
+            "wall_seconds": 60.0,
+            "annealing": {"complete": complete, "steps": 27 if complete else 0},
+            "stopped_by": "max_seconds",
+        }
+
+    monkeypatch.setattr(bench, "write_report", lambda run, path: path)
+    for complete in (True, False):
+        monkeypatch.setattr(bench, "run_or_resume", lambda run, config, c=complete: metrics(c))
+        md = tmp_path / f"B{complete}.md"
+        path = bench.run_paper_domain_benchmark(
+            "digit_circle", tmp_path / f"out{complete}", preset="tiny", benchmarks_md=md
+        )
+        met = json.loads(path.read_text())["floors_met"]
+        assert all(met.values()) if complete else not any(met.values())
+        assert ("no floor counts as met" in md.read_text()) is not complete
