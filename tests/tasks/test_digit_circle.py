@@ -153,7 +153,10 @@ def test_stride_2_cells_hold_every_map_position_of_the_padded_box():
             assert digit == d
             assert rows.start == -(-max(0, r0 - 2) // 2) and rows.stop == (r1 + 1) // 2 + 1
             assert cols.start == -(-max(0, c0 - 2) // 2) and cols.stop == (c1 + 1) // 2 + 1
-    assert abs(task.true_density() - 4.5 / (10 * 50 * 50)) < 1e-12
+    # The whole map's share of digits: 4.5 digits over 12 channels x 50 x 50 positions.
+    assert abs(task.true_density() - 4.5 / (12 * 50 * 50)) < 1e-12
+    paper = DigitCircleTask(resolve_config("digit_circle", "paper"), 0)
+    assert abs(paper.true_density() - 4.5 / (10 * 100 * 100)) < 1e-12  # the paper's 4.49e-5
 
 
 def test_swapping_a_digit_keeps_the_ring_canonical():
