@@ -203,6 +203,7 @@ class AttentionDecoderHead(nn.Module):
         encoder_layers: int = 1,
         decoder_layers: int = 2,
         max_length: int = 32,
+        norm_first: bool = False,
     ) -> None:
         super().__init__()
         if len(spatial) not in (1, 2):
@@ -216,14 +217,18 @@ class AttentionDecoderHead(nn.Module):
             [nn.Parameter(torch.randn(p, hidden) * 0.1) for p in pooled]
         )
         self.encoder = nn.TransformerEncoder(
-            nn.TransformerEncoderLayer(hidden, heads, 2 * hidden, 0.0, batch_first=True),
+            nn.TransformerEncoderLayer(
+                hidden, heads, 2 * hidden, 0.0, batch_first=True, norm_first=norm_first
+            ),
             encoder_layers,
             enable_nested_tensor=False,
         )
         self.embed = nn.Embedding(vocab + 1, hidden)
         self.step_positions = nn.Parameter(torch.randn(max_length + 1, hidden) * 0.1)
         self.decoder = nn.TransformerDecoder(
-            nn.TransformerDecoderLayer(hidden, heads, 2 * hidden, 0.0, batch_first=True),
+            nn.TransformerDecoderLayer(
+                hidden, heads, 2 * hidden, 0.0, batch_first=True, norm_first=norm_first
+            ),
             decoder_layers,
         )
         self.out = nn.Linear(hidden, vocab + 1)

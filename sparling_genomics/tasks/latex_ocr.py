@@ -576,6 +576,7 @@ class LatexOcrTask(Task):
             encoder_layers=int(m["head_encoder_layers"]),
             decoder_layers=int(m["head_decoder_layers"]),
             max_length=self.spec.max_tokens + 1,
+            norm_first=bool(m.get("head_norm_first", False)),
         )
         return SparlingModel(g, layer, self.head)
 
