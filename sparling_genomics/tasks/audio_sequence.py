@@ -188,11 +188,16 @@ def generate_sample(
     tries: int = 100,
 ) -> AudioSequenceSample:
     """One AudioMNISTSequence sample: its log-mel spectrogram, digits and frame spans."""
+    spec = _checked_spec(corpus, spec)
+    return _generate_sample(rng, corpus, _speakers_by_digit(corpus, speakers), spec, tries)
+
+
+def _checked_spec(corpus: AudioCorpus, spec: AudioSequenceSpec | None) -> AudioSequenceSpec:
     spec = spec or AudioSequenceSpec()
     spec.check()
     if corpus.rate != spec.rate:
         raise ConfigError(f"the corpus is at {corpus.rate} Hz, the spec at {spec.rate} Hz")
-    return _generate_sample(rng, corpus, _speakers_by_digit(corpus, speakers), spec, tries)
+    return spec
 
 
 def _generate_sample(
@@ -260,10 +265,7 @@ def generate_batch(
     spec: AudioSequenceSpec | None = None,
 ) -> list[AudioSequenceSample]:
     """``size`` samples, a pure function of (seed, index) for a given corpus and speakers."""
-    spec = spec or AudioSequenceSpec()
-    spec.check()
-    if corpus.rate != spec.rate:
-        raise ConfigError(f"the corpus is at {corpus.rate} Hz, the spec at {spec.rate} Hz")
+    spec = _checked_spec(corpus, spec)
     by_digit = _speakers_by_digit(corpus, speakers)
     rng = np.random.default_rng([seed, index])
     return [_generate_sample(rng, corpus, by_digit, spec) for _ in range(size)]

@@ -502,6 +502,7 @@ class LatexOcrTask(Task):
         self.spec.check()
         self.stride = check_stride(int(config["model"]["stride"]))
         self.head: AttentionDecoderHead | None = None
+        self._mean_symbols: float | None = None
 
     @property
     def map_shape(self) -> tuple[int, int]:
@@ -548,10 +549,11 @@ class LatexOcrTask(Task):
 
     def true_density(self) -> float:
         """Mean symbols per image (from 200 fixed samples) / (channels x map positions)."""
-        samples = generate_batch(999, 0, 200, self.spec)
-        mean_symbols = float(np.mean([len(s.boxes) for s in samples]))
+        if self._mean_symbols is None:  # 200 renders: once per task, not per call
+            samples = generate_batch(999, 0, 200, self.spec)
+            self._mean_symbols = float(np.mean([len(s.boxes) for s in samples]))
         rows, cols = self.map_shape
-        return mean_symbols / (int(self.config["model"]["motif_channels"]) * rows * cols)
+        return self._mean_symbols / (int(self.config["model"]["motif_channels"]) * rows * cols)
 
     def build_model(self, *, sparse: bool = True) -> SparlingModel:
         m = self.config["model"]
