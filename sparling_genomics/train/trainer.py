@@ -265,7 +265,7 @@ class Trainer:
         last_checkpoint = time.monotonic()
         self.model.train()
         stopped_by = self._finished()
-        batches = BatchPrefetcher(self.task, batch_size, enabled=bool(t.get("prefetch", True)))
+        batches = BatchPrefetcher(self.task, batch_size, enabled=bool(t.get("prefetch", False)))
         try:
             while stopped_by is None:
                 if s["phase"] == "final":
