@@ -200,8 +200,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "eval_every": 2_000,
             "eval_batch_size": 250,
             # What the budget leaves after annealing, with the learning rate decayed along a
-            # half cosine: at a constant 6e-4 the final phase's validation accuracy swung
-            # between 0.51 and 0.67 (E2EE 10.2%).
+            # half cosine (tried because at a constant 6e-4 validation accuracy swung between
+            # 0.51 and 0.67; it did not lift the plateau: E2EE 10.7% against 10.2%, see
+            # docs/paper-domains.md).
             "final_samples": 64_000,
             "final_lr_scale": 0.3,
             "final_lr_schedule": "cosine",
