@@ -443,15 +443,23 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for the run.")
 @click.option("--preset", default="cpu", show_default=True)
-@click.option("--seed", default=0, show_default=True)
+@click.option(
+    "--seed",
+    "seeds",
+    multiple=True,
+    type=int,
+    default=(0,),
+    show_default=True,
+    help="A seed to train (repeat for several; floors are judged on their mean).",
+)
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
-def bench_paper_domain(task, out, preset, seed, benchmarks_md, sets) -> None:
+def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets) -> None:
     """A Sparling paper domain on the cpu preset, beside the paper's 9-seed means."""
     from .bench.paper_domains import run_paper_domain_benchmark
 
     result = run_paper_domain_benchmark(
-        task, out, preset=preset, seed=seed, overrides=_overrides(None, None, sets),
+        task, out, preset=preset, seeds=seeds, overrides=_overrides(None, None, sets),
         benchmarks_md=benchmarks_md,
     )  # fmt: skip
     click.echo(f"wrote {result}")
