@@ -233,6 +233,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "fontsize": 10.0,
             "min_tokens": 1,
             "max_tokens": 30,
+            # Length curriculum (0: off): the longest training expression grows from
+            # curriculum_start_tokens to max_tokens over the first curriculum_samples samples.
+            "curriculum_samples": 0,
+            "curriculum_start_tokens": 4,
             "noise": 0.25,
             "box_pad": 2,
             "val_size": 500,

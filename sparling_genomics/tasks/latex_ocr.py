@@ -48,7 +48,7 @@ expressions at half scale) 480-820 samples/s. Laying out in Python (~1 ms) domin
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 import numpy as np
@@ -500,6 +500,15 @@ class LatexOcrTask(Task):
             box_pad=int(data["box_pad"]),
         )
         self.spec.check()
+        self.curriculum_samples = int(data.get("curriculum_samples", 0))
+        self.curriculum_start = int(data.get("curriculum_start_tokens", self.spec.max_tokens))
+        if self.curriculum_samples < 0 or not (
+            self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens
+        ):
+            raise ConfigError(
+                "data.curriculum_samples must be >= 0 and data.curriculum_start_tokens lie in "
+                "min_tokens..max_tokens"
+            )
         self.stride = check_stride(int(config["model"]["stride"]))
         self.head: AttentionDecoderHead | None = None
         self._mean_symbols: float | None = None
@@ -522,7 +531,21 @@ class LatexOcrTask(Task):
         return Batch(x, [s.tokens for s in samples], cells)
 
     def train_batch(self, index: int, batch_size: int) -> Batch:
-        return self._batch(generate_batch(self.seed, index, batch_size, self.spec))
+        spec = self.training_spec(index * batch_size)
+        return self._batch(generate_batch(self.seed, index, batch_size, spec))
+
+    def training_spec(self, samples: int) -> LatexSpec:
+        """The spec of the training batch that starts after ``samples`` samples.
+
+        With ``data.curriculum_samples`` > 0 the longest expression grows linearly from
+        ``data.curriculum_start_tokens`` to ``max_tokens`` over that many samples (a length
+        curriculum: short expressions first, so ``g`` can learn glyphs before ``h`` has to
+        learn reading order); evaluation always draws from the full spec.
+        """
+        if samples >= self.curriculum_samples:
+            return self.spec
+        grown = (self.spec.max_tokens - self.curriculum_start) * samples // self.curriculum_samples
+        return replace(self.spec, max_tokens=self.curriculum_start + grown)
 
     def eval_batches(self, split: str, batch_size: int) -> Iterator[Batch]:
         return self.generated_eval_batches(

@@ -261,11 +261,11 @@ def test_an_expression_that_does_not_fit_is_drawn_again_never_cropped(monkeypatc
 # --- the task ------------------------------------------------------------------------------
 
 
-def _task(**model):
+def _task(data: dict | None = None, **model):
     from sparling_genomics.config import resolve_config
     from sparling_genomics.tasks.latex_ocr import LatexOcrTask
 
-    config = resolve_config("latex_ocr", "tiny", overrides=[{"model": model}] if model else [])
+    config = resolve_config("latex_ocr", "tiny", overrides=[{"model": model, "data": data or {}}])
     return LatexOcrTask(config, 0)
 
 
@@ -308,3 +308,21 @@ def test_tiny_latex_train_end_to_end(cli, tmp_path):
     text = (out / "report.html").read_text()
     assert text.count("data:image/png;base64,") == 2 and "apply to DNA tasks" in text
     assert "sparling-genomics export" not in text
+
+
+def test_length_curriculum_grows_training_expressions_and_leaves_evaluation_alone():
+    full = {"max_tokens": 30}
+    task = _task(data={**full, "curriculum_samples": 1000, "curriculum_start_tokens": 4})
+    assert [task.training_spec(n).max_tokens for n in (0, 500, 999, 1000, 10**6)] == [
+        4, 17, 29, 30, 30,
+    ]  # fmt: skip
+    early = task.train_batch(0, 16)
+    assert max(len(t) for t in early.targets) <= 4
+    later = task.train_batch(10**6, 16)
+    assert later.targets == task._batch(generate_batch(0, 10**6, 16, task.spec)).targets
+    plain = _task(data=full)
+    assert plain.training_spec(0) == plain.spec
+    first_eval = next(task.eval_batches("val", 8))
+    assert first_eval.targets == next(plain.eval_batches("val", 8)).targets
+    with pytest.raises(ConfigError, match="curriculum"):
+        _task(data={**full, "curriculum_samples": 10, "curriculum_start_tokens": 40})
