@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import resolve_config
+from ..config import load_yaml, resolve_config
 from ..export.report import write_report
 from .report import machine_description, machine_line, pct, publish, run_or_resume
 
@@ -64,7 +64,7 @@ def run_paper_domain_benchmark(
         metrics = run_or_resume(run_dir, config)
         report = write_report(run_dir, run_dir / "report.html")
         runs.append({"seed": seed, "run": str(run_dir), "report": str(report),
-                     "ours": _figures(metrics)})  # fmt: skip
+                     "ours": _figures(metrics), "training": _training(run_dir)})  # fmt: skip
     ours = _mean_figures([r["ours"] for r in runs])
     for r in runs:
         r["floors_met"] = _floors_met(task, r["ours"])
@@ -130,6 +130,25 @@ def _figures(metrics: dict) -> dict:
     }
 
 
+def _training(run_dir: Path) -> dict:
+    """How the run trained, from its saved config (the machine line describes the process
+    that publishes, which may differ): torch threads (0: all) and batch prefetching."""
+    path = run_dir / "config.yaml"
+    if not path.is_file():
+        return {}
+    train = load_yaml(path).get("train", {})
+    return {"threads": int(train.get("threads", 0)), "prefetch": bool(train.get("prefetch"))}
+
+
+def _training_words(training: dict) -> str:
+    """'; trained on N torch threads (with batch prefetching)' for a run's summary line."""
+    if not training:
+        return ""
+    n = training["threads"]
+    words = f"{n} torch thread{'s' if n > 1 else ''}" if n else "all torch threads"
+    return f"; trained on {words}" + (" with batch prefetching" if training["prefetch"] else "")
+
+
 def _mean_figures(per_seed: list[dict]) -> dict:
     """The mean of the error figures over seeds (None if any seed lacks one); annealing
     counts as complete only if it completed in every run."""
@@ -165,7 +184,8 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
             f"{f['wall_seconds'] / 60:.1f} min; annealing "
             f"{'complete' if f['annealing_complete'] else 'NOT complete'} "
             f"({f['annealing_steps']} steps, density {f['density']:.3g}, true density "
-            f"{f['true_density']:.3g}); stopped by {f['stopped_by']}; exact match "
+            f"{f['true_density']:.3g}); stopped by {f['stopped_by']}"
+            f"{_training_words(r.get('training', {}))}; exact match "
             f"{pct(f['exact_match'])}; perturbations tried: {f['perturbations'] or 0}."
         )
     lines += ["", f"CE matching: {ours['ce_matching']}."]

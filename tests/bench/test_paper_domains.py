@@ -17,6 +17,7 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     text = md.read_text()
     assert "<!-- bench:paper-digit_circle:start -->" in text and "| E2EE |" in text
     assert "bench paper-domain --task digit_circle" in text
+    assert "trained on all torch threads with batch prefetching" in text  # tiny preset
     # A second call reuses the finished run (a killed benchmark resumes, never retrains).
     before = (tmp_path / "out" / "digit_circle_seed0" / "metrics.json").read_bytes()
     run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md)
