@@ -502,8 +502,9 @@ class LatexOcrTask(Task):
         self.spec.check()
         self.curriculum_samples = int(data.get("curriculum_samples", 0))
         self.curriculum_start = int(data.get("curriculum_start_tokens", self.spec.max_tokens))
-        if self.curriculum_samples < 0 or not (
-            self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens
+        if self.curriculum_samples < 0 or (
+            self.curriculum_samples > 0
+            and not self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens
         ):
             raise ConfigError(
                 "data.curriculum_samples must be >= 0 and data.curriculum_start_tokens lie in "

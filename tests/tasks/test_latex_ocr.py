@@ -326,3 +326,5 @@ def test_length_curriculum_grows_training_expressions_and_leaves_evaluation_alon
     assert first_eval.targets == next(plain.eval_batches("val", 8)).targets
     with pytest.raises(ConfigError, match="curriculum"):
         _task(data={**full, "curriculum_samples": 10, "curriculum_start_tokens": 40})
+    # The start length is only checked when the curriculum is on (tiny: max_tokens 6 < 40).
+    assert _task(data={"curriculum_start_tokens": 40}).training_spec(0).max_tokens == 6
