@@ -45,6 +45,17 @@ def main(debug: bool) -> None:
     """Motif discovery in genomes with Sparling networks."""
 
 
+def _parse_seeds(ctx, param, value: str) -> list[int]:
+    """``--seeds 0,1,2`` as a list of ints (a click callback: bad input is a usage error)."""
+    try:
+        seeds = [int(s) for s in str(value).split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+    if not seeds:
+        raise click.BadParameter("give at least one seed")
+    return seeds
+
+
 def _overrides(seed, device, sets) -> list[dict]:
     from .config import parse_override
 
@@ -416,7 +427,8 @@ def bench() -> None:
 
 @bench.command("planted")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
-@click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated seeds.")
+@click.option("--seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+              help="Comma-separated seeds.")  # fmt: skip
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--ablations/--no-ablations", default=True, show_default=True)
 @_benchmarks_md_option
@@ -425,10 +437,9 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
     """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold)."""
     from .bench.planted import run_planted_benchmark
 
-    seed_list = [int(s) for s in str(seeds).split(",") if s.strip()]
     result = run_planted_benchmark(
         out,
-        seed_list,
+        seeds,
         preset=preset,
         ablations=ablations,
         benchmarks_md=benchmarks_md,
@@ -444,13 +455,11 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for the run.")
 @click.option("--preset", default="cpu", show_default=True)
 @click.option(
-    "--seed",
-    "seeds",
-    multiple=True,
-    type=int,
-    default=(0,),
+    "--seeds",
+    default="0",
     show_default=True,
-    help="A seed to train (repeat for several; floors are judged on their mean).",
+    callback=_parse_seeds,
+    help="Comma-separated seeds (with several, floors are judged on their mean).",
 )
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
@@ -533,15 +542,15 @@ def bench_scan_load(run, reference, out, benchmarks_md) -> None:
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="`bench planted` folder."
 )
-@click.option("--seeds", default="0,1,2", show_default=True, help="Comma-separated seeds.")
+@click.option("--seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+              help="Comma-separated seeds.")  # fmt: skip
 @click.option("--preset", default="cpu", show_default=True)
 @_benchmarks_md_option
 def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
     """Export the planted runs and check the planted JASPAR motifs are named back."""
     from .bench.motif_export import run_motif_export_benchmark
 
-    seed_list = [int(s) for s in seeds.split(",") if s.strip()]
-    path = run_motif_export_benchmark(out, seed_list, preset=preset, benchmarks_md=benchmarks_md)
+    path = run_motif_export_benchmark(out, seeds, preset=preset, benchmarks_md=benchmarks_md)
     click.echo(f"wrote {path}")
 
 

@@ -57,3 +57,12 @@ def test_train_tiny_end_to_end(cli, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "exact_match=" in result.stdout and (out / "metrics.json").is_file()
+
+
+@pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])
+def test_bench_seeds_that_are_not_integers_are_a_usage_error(cli, tmp_path, command):
+    out = tmp_path / "bench"
+    result = cli("bench", *command, "--out", out, "--seeds", "0,x")
+    assert result.returncode == 2
+    assert "'0,x' is not a comma-separated list of integers" in result.stderr
+    assert not out.exists()

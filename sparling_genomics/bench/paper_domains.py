@@ -165,7 +165,7 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
     task, ours, paper = result["task"], result["ours"], result["paper_9_seed_mean"]
     runs, seeds = result["runs"], result["seeds"]
     sets = "".join(f" --set {k}" for k in _flat_sets(overrides or []))
-    seed_args = "".join(f" --seed {s}" for s in seeds)
+    seed_args = f" --seeds {','.join(map(str, seeds))}"
     several = len(runs) > 1
     lines = [
         f"## {TITLES[task]} (issue 5)",

@@ -500,8 +500,8 @@ class LatexOcrTask(Task):
             box_pad=int(data["box_pad"]),
         )
         self.spec.check()
-        self.curriculum_samples = int(data.get("curriculum_samples", 0))
-        self.curriculum_start = int(data.get("curriculum_start_tokens", self.spec.max_tokens))
+        self.curriculum_samples = int(data["curriculum_samples"])
+        self.curriculum_start = int(data["curriculum_start_tokens"])
         if self.curriculum_samples < 0 or (
             self.curriculum_samples > 0
             and not self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens

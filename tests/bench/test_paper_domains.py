@@ -86,7 +86,7 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
     assert abs(result["ours"]["fne"] - 0.03) < 1e-12
     assert result["floors_met"]["edit_error"] and all(result["floors_met"].values())
     text = md.read_text()
-    assert "--seed 0 --seed 1" in text and "| seed 0 | seed 1 |" in text
+    assert "--seeds 0,1`" in text and "| seed 0 | seed 1 |" in text
     assert "| E2EE | 12.00% | 6.00% | 9.00% |" in text
     assert "Seeds that miss a floor on their own: seed 0 (E2EE)." in text
     assert [r["floors_met"]["edit_error"] for r in result["runs"]] == [False, True]
