@@ -4,7 +4,9 @@ Phases: ``anneal`` (Algorithm 1 lowers the density each time validation accuracy
 bar) until the density falls below the stop density, then ``final`` (``final_samples`` more
 samples at that density with the learning rate scaled by ``final_lr_scale`` and, with
 ``final_lr_schedule: cosine``, decayed along a half cosine to 5% over ``final_samples``; the
-weights with the best validation accuracy in this phase are kept). Without annealing the
+weights with the best validation accuracy in this phase are kept). ``warmup_samples`` > 0
+ramps the learning rate up linearly over the run's first samples (a DigitCircle seed whose
+first full-rate steps left it on a plateau for 200k samples learns with it). Without annealing the
 density is fixed at the stop density from the start and the whole budget is the final phase;
 a model without a sparse layer (a baseline) trains until its budget ends.
 
@@ -100,6 +102,15 @@ class Trainer:
         )
         self.model.set_density(self.annealer.density)
         t = config["train"]
+        if t.get("final_lr_schedule", "constant") not in ("constant", "cosine"):
+            raise ConfigError(
+                f"train.final_lr_schedule must be 'constant' or 'cosine', "
+                f"got {t['final_lr_schedule']!r}"
+            )
+        if int(t.get("warmup_samples", 0)) < 0:
+            raise ConfigError(
+                f"train.warmup_samples must not be negative, got {t['warmup_samples']}"
+            )
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=float(t["lr"]))
         self.state = {
             "step": 0,
@@ -212,8 +223,6 @@ class Trainer:
             if self.annealer.done:
                 s["phase"] = "final"
                 s["final_start"] = s["samples"]
-                for group in self.optimizer.param_groups:
-                    group["lr"] = float(t["lr"]) * float(t["final_lr_scale"])
         elif accuracy > s["best_final_accuracy"]:
             s["best_final_accuracy"] = accuracy
             self.best_state = _snapshot(self.model)
@@ -222,7 +231,18 @@ class Trainer:
         s["loss_sum"], s["loss_count"] = 0.0, 0
         return record
 
-    def _set_final_lr(self) -> None:
+    def _set_lr(self, batch_size: int) -> None:
+        """The learning rate of the next step: the warm-up ramp, then the phase's rate."""
+        t = self.config["train"]
+        s = self.state
+        lr = self._final_lr() if s["phase"] == "final" else float(t["lr"])
+        warmup = int(t.get("warmup_samples", 0))
+        if warmup > 0 and s["samples"] < warmup:
+            lr *= min(1.0, (s["samples"] + batch_size) / warmup)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+    def _final_lr(self) -> float:
         """Learning rate of the final phase: constant, or a half cosine down to 5%."""
         t = self.config["train"]
         lr = float(t["lr"]) * (float(t["final_lr_scale"]) if self.annealing else 1.0)
@@ -235,8 +255,7 @@ class Trainer:
             )
             progress = (self.state["samples"] - self.state["final_start"]) / max(1, length)
             lr *= 0.05 + 0.95 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
+        return lr
 
     def _finished(self) -> str | None:
         t = self.config["train"]
@@ -268,8 +287,7 @@ class Trainer:
         batches = BatchPrefetcher(self.task, batch_size, enabled=bool(t.get("prefetch", False)))
         try:
             while stopped_by is None:
-                if s["phase"] == "final":
-                    self._set_final_lr()
+                self._set_lr(batch_size)
                 batch = batches.get(s["step"]).to(self.device)
                 outputs = self.model(batch.x)
                 loss = self.task.loss(outputs, batch)

@@ -176,6 +176,8 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
         "train.max_samples=4000",
         "--set",
         "train.final_samples=4000",
+        "--set",
+        "train.warmup_samples=3000",  # the ramp too must resume exactly
     ]
     whole = _cli([*args, "--out", str(tmp_path / "whole")])
     assert whole.wait(timeout=300) == 0, whole.stderr.read()
@@ -223,3 +225,37 @@ def test_budget_end_mid_annealing_returns_last_accepted_weights(tmp_path):
     assert metrics["stopped_by"] == "max_seconds" and not metrics["annealing"]["complete"]
     final = load_checkpoint(run / "checkpoints" / "final.pt")["model"]
     assert same_weights(final, accepted)
+
+
+def test_learning_rate_warms_up_then_follows_the_phase(tmp_path):
+    from sparling_genomics.train.trainer import Trainer
+
+    config = tiny(lr=0.004, warmup_samples=400, final_lr_scale=0.5)
+    trainer = Trainer(config, tmp_path / "run", progress=False)
+
+    def lr_at(samples, phase="anneal"):
+        trainer.state["samples"], trainer.state["phase"] = samples, phase
+        trainer._set_lr(100)
+        return [group["lr"] for group in trainer.optimizer.param_groups]
+
+    assert lr_at(0) == [pytest.approx(0.001)]  # first step: 100 of 400 samples
+    assert lr_at(200) == [pytest.approx(0.003)]
+    assert lr_at(300) == lr_at(5000) == [pytest.approx(0.004)]
+    trainer.state["final_start"] = 5000
+    assert lr_at(6000, "final") == [pytest.approx(0.002)]  # constant final phase: lr x scale
+    no_ramp = Trainer(tiny(lr=0.004), tmp_path / "other", progress=False)
+    no_ramp._set_lr(100)
+    assert [group["lr"] for group in no_ramp.optimizer.param_groups] == [0.004]
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ({"warmup_samples": -1}, "warmup_samples must not be negative"),
+        ({"final_lr_schedule": "linear"}, "final_lr_schedule must be 'constant' or 'cosine'"),
+    ],
+)
+def test_bad_learning_rate_schedule_writes_nothing(tmp_path, setting, message):
+    with pytest.raises(ConfigError, match=message):
+        train(tiny(**setting), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
