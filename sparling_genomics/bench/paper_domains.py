@@ -127,6 +127,7 @@ def _figures(metrics: dict) -> dict:
         "annealing_complete": metrics["annealing"]["complete"],
         "annealing_steps": metrics["annealing"]["steps"],
         "stopped_by": metrics["stopped_by"],
+        "plateau_restarts": metrics.get("plateau_restarts", 0),
     }
 
 
@@ -147,6 +148,17 @@ def _training_words(training: dict) -> str:
     n = training["threads"]
     words = f"{n} torch thread{'s' if n > 1 else ''}" if n else "all torch threads"
     return f"; trained on {words}" + (" with batch prefetching" if training["prefetch"] else "")
+
+
+def _restart_words(figures: dict) -> str:
+    """'; restarted N times from a new initialisation ...' when the plateau rule fired."""
+    n = figures.get("plateau_restarts") or 0
+    if not n:
+        return ""
+    return (
+        f"; restarted {n} time{'s' if n > 1 else ''} from a new initialisation (no sign of "
+        "learning the dense task by `train.plateau_restart_samples`; those samples count)"
+    )
 
 
 def _mean_figures(per_seed: list[dict]) -> dict:
@@ -185,7 +197,7 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
             f"{'complete' if f['annealing_complete'] else 'NOT complete'} "
             f"({f['annealing_steps']} steps, density {f['density']:.3g}, true density "
             f"{f['true_density']:.3g}); stopped by {f['stopped_by']}"
-            f"{_training_words(r.get('training', {}))}; exact match "
+            f"{_training_words(r.get('training', {}))}{_restart_words(f)}; exact match "
             f"{pct(f['exact_match'])}; perturbations tried: {f['perturbations'] or 0}."
         )
     lines += ["", f"CE matching: {ours['ce_matching']}."]

@@ -88,18 +88,12 @@ class Trainer:
         self.task = task_class(config["task"])(config, int(config["seed"]))
         a = config["annealing"]
         stop = resolve_stop_density(config, self.task.true_density())
-        torch.manual_seed(int(config["seed"]))
-        self.model = self.task.build_model().to(self.device)
+        self.stop_density = stop
+        self.model = self._initial_model(restarts=0)
         # A model without a sparse layer (a baseline) has nothing to anneal: its whole
         # budget is the final phase, and the best validation weights are kept.
         self.annealing = bool(a["enabled"]) and self.model.sparse is not None
-        self.annealer = SparsityAnnealer(
-            start_density=a["start_density"] if self.annealing else stop,
-            stop_density=stop,
-            multiplier=a["multiplier"],
-            initial_bar=a["initial_bar"],
-            bar_decay_per_sample=a["bar_decay_per_sample"],
-        )
+        self.annealer = self._new_annealer()
         self.model.set_density(self.annealer.density)
         t = config["train"]
         if t.get("final_lr_schedule", "constant") not in ("constant", "cosine"):
@@ -107,10 +101,9 @@ class Trainer:
                 f"train.final_lr_schedule must be 'constant' or 'cosine', "
                 f"got {t['final_lr_schedule']!r}"
             )
-        if int(t.get("warmup_samples", 0)) < 0:
-            raise ConfigError(
-                f"train.warmup_samples must not be negative, got {t['warmup_samples']}"
-            )
+        for key in ("warmup_samples", "plateau_restart_samples", "plateau_max_restarts"):
+            if int(t.get(key, 0)) < 0:
+                raise ConfigError(f"train.{key} must not be negative, got {t[key]}")
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=float(t["lr"]))
         self.state = {
             "step": 0,
@@ -122,9 +115,63 @@ class Trainer:
             "best_final_accuracy": -1.0,
             "loss_sum": 0.0,
             "loss_count": 0,
+            # Plateau restarts: how many, and the samples and best validation accuracy of
+            # the current initialisation.
+            "restarts": 0,
+            "init_start": 0,
+            "init_best": 0.0,
         }
         self.best_state: dict | None = None
         self.accepted_state: dict | None = None
+
+    def _initial_model(self, restarts: int):
+        """A freshly initialised model: the run's seed, or a new one per plateau restart."""
+        seed = int(self.config["seed"])
+        torch.manual_seed(seed if restarts == 0 else seed + 1_000_003 * restarts)
+        return self.task.build_model().to(self.device)
+
+    def _new_annealer(self) -> SparsityAnnealer:
+        a = self.config["annealing"]
+        return SparsityAnnealer(
+            start_density=a["start_density"] if self.annealing else self.stop_density,
+            stop_density=self.stop_density,
+            multiplier=a["multiplier"],
+            initial_bar=a["initial_bar"],
+            bar_decay_per_sample=a["bar_decay_per_sample"],
+        )
+
+    def _on_plateau(self) -> bool:
+        """True when this initialisation should be given up (``train.plateau_*``): no
+        annealing step yet, ``plateau_restart_samples`` seen since it started, and its best
+        validation accuracy still below ``plateau_accuracy``."""
+        t = self.config["train"]
+        s = self.state
+        after = int(t.get("plateau_restart_samples", 0))
+        return (
+            after > 0
+            and s["phase"] == "anneal"
+            and self.annealer.steps == 0
+            and s["restarts"] < int(t.get("plateau_max_restarts", 0))
+            and s["samples"] - s["init_start"] >= after
+            and s["init_best"] < float(t.get("plateau_accuracy", 0.0))
+        )
+
+    def _restart(self) -> None:
+        """Start again from a new initialisation. The batch stream, the budget and the clock
+        go on (the samples spent on the plateau stay spent); the annealer starts afresh."""
+        s = self.state
+        s["restarts"] += 1
+        s["init_start"] = s["samples"]
+        s["init_best"] = 0.0
+        self.model = self._initial_model(s["restarts"])
+        self.model.train()
+        self.annealer = self._new_annealer()
+        self.annealer.last_samples = s["samples"]
+        self.model.set_density(self.annealer.density)
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=float(self.config["train"]["lr"])
+        )
+        self.accepted_state = None
 
     # -- checkpoints ---------------------------------------------------------------------
     def checkpoint_payload(self) -> dict:
@@ -211,7 +258,13 @@ class Trainer:
         for key in ("fne", "fpe", "ce"):
             if key in result.get("motif", {}):
                 record[f"val_{key}"] = result["motif"][key]
-        if s["phase"] == "anneal":
+        s["init_best"] = max(s["init_best"], accuracy)
+        if self._on_plateau():
+            # An initialisation that never learnt the dense task (a DigitCircle seed sat at
+            # exact match 0 for 200k samples): annealing it would only hide the failure.
+            self._restart()
+            record["restart"] = s["restarts"]
+        elif s["phase"] == "anneal":
             decision = self.annealer.update(s["samples"], accuracy)
             record["bar"] = decision.bar
             record["tightened"] = decision.tightened
@@ -237,8 +290,9 @@ class Trainer:
         s = self.state
         lr = self._final_lr() if s["phase"] == "final" else float(t["lr"])
         warmup = int(t.get("warmup_samples", 0))
-        if warmup > 0 and s["samples"] < warmup:
-            lr *= min(1.0, (s["samples"] + batch_size) / warmup)
+        seen = s["samples"] - s["init_start"]  # a plateau restart warms up again
+        if warmup > 0 and seen < warmup:
+            lr *= min(1.0, (seen + batch_size) / warmup)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
@@ -358,6 +412,7 @@ class Trainer:
             "true_density": true_density,
             "density_ratio": (density / true_density) if density and true_density else None,
             "samples_seen": self.state["samples"],
+            "plateau_restarts": self.state["restarts"],
             "wall_seconds": round(self.state["elapsed"], 2),
             "annealing": {
                 "enabled": self.annealing,

@@ -89,6 +89,7 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
     assert "--seeds 0,1`" in text and "| seed 0 | seed 1 |" in text
     assert "| E2EE | 12.00% | 6.00% | 9.00% |" in text
     assert "Seeds that miss a floor on their own: seed 0 (E2EE)." in text
+    assert "restarted" not in text
     assert [r["floors_met"]["edit_error"] for r in result["runs"]] == [False, True]
     # One run that did not finish annealing voids every floor of the mean.
     monkeypatch.setattr(
@@ -101,3 +102,27 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
     )
     assert not any(json.loads(path.read_text())["floors_met"].values())
     assert "in every run, so no floor counts as met" in md.read_text()
+
+
+def test_a_plateau_restart_is_named_in_the_run_line(tmp_path, monkeypatch):
+    import sparling_genomics.bench.paper_domains as bench
+
+    metrics = {
+        "motif": {"fne": 0.0, "fpe": 0.0, "ce": 0.0, "ce_matching": "one_to_one"},
+        "e2e": {"edit_error": 0.01, "exact_match": 0.95},
+        "perturbation": {"consistency": 0.99, "perturbations": 100},
+        "density": 2e-4,
+        "true_density": 1.8e-4,
+        "samples_seen": 1000,
+        "wall_seconds": 60.0,
+        "annealing": {"complete": True, "steps": 27},
+        "stopped_by": "schedule",
+        "plateau_restarts": 1,
+    }
+    monkeypatch.setattr(bench, "write_report", lambda run, path: path)
+    monkeypatch.setattr(bench, "run_or_resume", lambda run, config: metrics)
+    md = tmp_path / "B.md"
+    bench.run_paper_domain_benchmark(
+        "digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md
+    )
+    assert "; restarted 1 time from a new initialisation" in md.read_text()

@@ -178,6 +178,13 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
         "train.final_samples=4000",
         "--set",
         "train.warmup_samples=3000",  # the ramp too must resume exactly
+        # ... and a plateau restart at the 2nd evaluation, before the kill (after 3 lines)
+        "--set",
+        "train.plateau_restart_samples=320",
+        "--set",
+        "train.plateau_accuracy=1.01",
+        "--set",
+        "train.plateau_max_restarts=1",
     ]
     whole = _cli([*args, "--out", str(tmp_path / "whole")])
     assert whole.wait(timeout=300) == 0, whole.stderr.read()
@@ -197,6 +204,7 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
 
     assert read_log(killed) == read_log(tmp_path / "whole")
+    assert sum("restart" in r for r in read_log(killed)) == 1
     a = load_checkpoint(killed / "checkpoints" / "final.pt")["model"]
     b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
     assert same_weights(a, b)
@@ -252,6 +260,7 @@ def test_learning_rate_warms_up_then_follows_the_phase(tmp_path):
     "setting, message",
     [
         ({"warmup_samples": -1}, "warmup_samples must not be negative"),
+        ({"plateau_restart_samples": -5}, "plateau_restart_samples must not be negative"),
         ({"final_lr_schedule": "linear"}, "final_lr_schedule must be 'constant' or 'cosine'"),
     ],
 )
@@ -259,3 +268,24 @@ def test_bad_learning_rate_schedule_writes_nothing(tmp_path, setting, message):
     with pytest.raises(ConfigError, match=message):
         train(tiny(**setting), tmp_path / "run", progress=False)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_that_never_learns_restarts_from_a_new_initialisation(tmp_path):
+    """With an accuracy it cannot reach, the plateau rule fires after the given samples,
+    at most plateau_max_restarts times; the restarted model is a new initialisation and
+    annealing starts again from its start density. Two such runs are identical."""
+    config = tiny(plateau_restart_samples=320, plateau_accuracy=1.01, plateau_max_restarts=1)
+    torch.set_num_threads(1)
+    metrics = train(config, tmp_path / "a", progress=False)
+    log = read_log(tmp_path / "a")
+    restarts = [r for r in log if "restart" in r]
+    assert [r["samples"] for r in restarts] == [320] and restarts[0]["restart"] == 1
+    assert "bar" not in restarts[0]  # no annealing decision on the given-up initialisation
+    assert metrics["plateau_restarts"] == 1
+    after = next(r for r in log if r["samples"] > 320)
+    assert after["density"] == config["annealing"]["start_density"]
+    train(config, tmp_path / "b", progress=False)
+    assert read_log(tmp_path / "b") == log
+    plain = train(tiny(), tmp_path / "c", progress=False)
+    assert plain["plateau_restarts"] == 0
+    assert not any("restart" in r for r in read_log(tmp_path / "c"))
