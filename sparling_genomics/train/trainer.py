@@ -4,11 +4,17 @@ Phases: ``anneal`` (Algorithm 1 lowers the density each time validation accuracy
 bar) until the density falls below the stop density, then ``final`` (``final_samples`` more
 samples at that density with the learning rate scaled by ``final_lr_scale`` and, with
 ``final_lr_schedule: cosine``, decayed along a half cosine to 5% over ``final_samples``; the
-weights with the best validation accuracy in this phase are kept). ``warmup_samples`` > 0
-ramps the learning rate up linearly over the run's first samples (a DigitCircle seed whose
-first full-rate steps left it on a plateau for 200k samples learns with it). Without annealing the
+weights with the best validation accuracy in this phase are kept). Without annealing the
 density is fixed at the stop density from the start and the whole budget is the final phase;
 a model without a sparse layer (a baseline) trains until its budget ends.
+
+Two guards for the start of a run, both off by default: ``warmup_samples`` ramps the learning
+rate up linearly over an initialisation's first samples, and ``plateau_restart_samples``
+gives up an initialisation that has shown no sign of learning the task by then (best
+validation accuracy below ``plateau_accuracy``, no annealing step yet) and starts again from
+a new one, at most ``plateau_max_restarts`` times. Why: whether a DigitCircle run leaves its
+dense-phase plateau is down to chance; one seed in three sat on it for 200k samples
+(``docs/paper-domains.md``). A restart keeps the batch stream, budget and clock going.
 
 The run directory (``shared/notes/architecture.md``)::
 
