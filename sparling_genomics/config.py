@@ -222,11 +222,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "final_lr_schedule": "cosine",
             # Whether a seed leaves the dense task's plateau (training loss ~2.3: the right
             # number of digits, not which) within ~20k samples is down to chance: seed 2 never
-            # did in 200k samples. Probes of 16-24k samples, seeds 0-2: one in three stuck with
-            # or without a 250-step learning-rate ramp (the stuck seed moves: 2 without, 1
-            # with), and with a 0.1 start density. So a run that has not learnt by 40k samples
-            # starts again from a new initialisation; the ramp is kept (seeds that escape do
-            # so sooner with it: loss 0.36 vs 0.93 for seed 0 at 24k samples).
+            # did in 200k samples without the ramp. Probes of 16-24k samples, seeds 0-2: one
+            # in three still on it with or without a 250-step learning-rate ramp (the seed
+            # moves: 2 without, 1 with) and with a 0.1 start density. With the ramp all three
+            # learnt by 30k in full runs; a run that has not learnt by 40k samples starts again
+            # from a new initialisation (docs/paper-domains.md).
             "warmup_samples": 4_000,
             "plateau_restart_samples": 40_000,
             "plateau_accuracy": 0.05,
@@ -427,7 +427,7 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
     "digit_circle": {
-        # Not yet tuned to the floors (see BENCHMARKS.md when it has a section).
+        # The defaults above (BENCHMARKS.md: DigitCircle, seeds 0-2).
         "cpu": {},
         "paper": {
             "model": {
