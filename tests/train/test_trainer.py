@@ -286,6 +286,11 @@ def test_a_run_that_never_learns_restarts_from_a_new_initialisation(tmp_path):
     assert after["density"] == config["annealing"]["start_density"]
     train(config, tmp_path / "b", progress=False)
     assert read_log(tmp_path / "b") == log
+    from sparling_genomics.train.trainer import Trainer
+
+    trainer = Trainer(config, tmp_path / "d", progress=False)
+    a, b = trainer._initial_model(0).state_dict(), trainer._initial_model(1).state_dict()
+    assert any(torch.is_tensor(a[k]) and not torch.equal(a[k], b[k]) for k in a)
     plain = train(tiny(), tmp_path / "c", progress=False)
     assert plain["plateau_restarts"] == 0
     assert not any("restart" in r for r in read_log(tmp_path / "c"))
