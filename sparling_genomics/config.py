@@ -25,6 +25,17 @@ PLANTED_MOTIFS = [
     "MA0571.2",  # ANT      (AP2)      GCACAGTTCCCGAGGT
 ]
 
+#: The trainer's start-of-run guards (``train`` keys), off unless a task turns them on.
+START_GUARDS: dict[str, Any] = {
+    "warmup_samples": 0,  # linear learning-rate ramp over an initialisation's first samples
+    # Give up an initialisation that has not learnt the task (best validation accuracy below
+    # plateau_accuracy) after this many samples, before any annealing step, and start again
+    # from a new one, at most plateau_max_restarts times (0: never).
+    "plateau_restart_samples": 0,
+    "plateau_accuracy": 0.05,
+    "plateau_max_restarts": 2,
+}
+
 DEFAULTS: dict[str, dict[str, Any]] = {
     "planted": {
         "task": "planted",
@@ -74,13 +85,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "final_samples": 100_000,
             "final_lr_scale": 0.3,
             "final_lr_schedule": "constant",
-            "warmup_samples": 0,  # linear learning-rate ramp over the first samples
-            # Give up an initialisation that has not learnt the task (best validation accuracy
-            # below plateau_accuracy) after this many samples, before any annealing step, and
-            # start again from a new one, at most plateau_max_restarts times (0: never).
-            "plateau_restart_samples": 0,
-            "plateau_accuracy": 0.05,
-            "plateau_max_restarts": 2,
+            **START_GUARDS,
             "log_motif_metrics": True,  # FNE/FPE/CE at every evaluation (the report's figure)
             "checkpoint_every_seconds": 120.0,
             "threads": 0,  # 0: torch's default
@@ -138,13 +143,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "final_samples": 28_000,
             "final_lr_scale": 0.3,
             "final_lr_schedule": "cosine",  # or 'constant'
-            "warmup_samples": 0,  # linear learning-rate ramp over the first samples
-            # Give up an initialisation that has not learnt the task (best validation accuracy
-            # below plateau_accuracy) after this many samples, before any annealing step, and
-            # start again from a new one, at most plateau_max_restarts times (0: never).
-            "plateau_restart_samples": 0,
-            "plateau_accuracy": 0.05,
-            "plateau_max_restarts": 2,
+            **START_GUARDS,
             # The cosine's length for a baseline (no sparse layer, no annealing): about the
             # samples its budget allows on 2 cores, so it too ends at a low learning rate.
             "baseline_samples": 56_000,
@@ -227,10 +226,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             # moves: 2 without, 1 with) and with a 0.1 start density. With the ramp all three
             # learnt by 30k in full runs; a run that has not learnt by 40k samples starts again
             # from a new initialisation (docs/paper-domains.md).
+            **START_GUARDS,
             "warmup_samples": 4_000,
             "plateau_restart_samples": 40_000,
-            "plateau_accuracy": 0.05,
-            "plateau_max_restarts": 2,
             "log_motif_metrics": True,
             "checkpoint_every_seconds": 120.0,
             "threads": 0,
@@ -299,13 +297,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "final_samples": 40_000,
             "final_lr_scale": 0.3,
             "final_lr_schedule": "constant",
-            "warmup_samples": 0,  # linear learning-rate ramp over the first samples
-            # Give up an initialisation that has not learnt the task (best validation accuracy
-            # below plateau_accuracy) after this many samples, before any annealing step, and
-            # start again from a new one, at most plateau_max_restarts times (0: never).
-            "plateau_restart_samples": 0,
-            "plateau_accuracy": 0.05,
-            "plateau_max_restarts": 2,
+            **START_GUARDS,
             "log_motif_metrics": True,
             "checkpoint_every_seconds": 120.0,
             "threads": 0,
@@ -364,13 +356,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "final_samples": 80_000,  # the rest of the budget
             "final_lr_scale": 0.3,
             "final_lr_schedule": "constant",
-            "warmup_samples": 0,  # linear learning-rate ramp over the first samples
-            # Give up an initialisation that has not learnt the task (best validation accuracy
-            # below plateau_accuracy) after this many samples, before any annealing step, and
-            # start again from a new one, at most plateau_max_restarts times (0: never).
-            "plateau_restart_samples": 0,
-            "plateau_accuracy": 0.05,
-            "plateau_max_restarts": 2,
+            **START_GUARDS,
             "log_motif_metrics": True,
             "checkpoint_every_seconds": 120.0,
             # One core trains while the other makes the next batch (the spectrograms cost ~60% of

@@ -92,15 +92,7 @@ class Trainer:
         self.train_threads = int(config["train"].get("threads", 0)) or self.eval_threads
         torch.set_num_threads(self.train_threads)
         self.task = task_class(config["task"])(config, int(config["seed"]))
-        a = config["annealing"]
-        stop = resolve_stop_density(config, self.task.true_density())
-        self.stop_density = stop
-        self.model = self._initial_model(restarts=0)
-        # A model without a sparse layer (a baseline) has nothing to anneal: its whole
-        # budget is the final phase, and the best validation weights are kept.
-        self.annealing = bool(a["enabled"]) and self.model.sparse is not None
-        self.annealer = self._new_annealer()
-        self.model.set_density(self.annealer.density)
+        self.stop_density = resolve_stop_density(config, self.task.true_density())
         t = config["train"]
         if t.get("final_lr_schedule", "constant") not in ("constant", "cosine"):
             raise ConfigError(
@@ -110,7 +102,7 @@ class Trainer:
         for key in ("warmup_samples", "plateau_restart_samples", "plateau_max_restarts"):
             if int(t.get(key, 0)) < 0:
                 raise ConfigError(f"train.{key} must not be negative, got {t[key]}")
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=float(t["lr"]))
+        self._initialise(restarts=0)
         self.state = {
             "step": 0,
             "samples": 0,
@@ -130,20 +122,26 @@ class Trainer:
         self.best_state: dict | None = None
         self.accepted_state: dict | None = None
 
-    def _initial_model(self, restarts: int):
-        """A freshly initialised model: the run's seed, or a new one per plateau restart."""
+    def _initialise(self, restarts: int) -> None:
+        """A fresh model (the run's seed, or a new one per plateau restart), annealer at its
+        start density, and optimizer."""
         seed = int(self.config["seed"])
         torch.manual_seed(seed if restarts == 0 else seed + 1_000_003 * restarts)
-        return self.task.build_model().to(self.device)
-
-    def _new_annealer(self) -> SparsityAnnealer:
+        self.model = self.task.build_model().to(self.device)
         a = self.config["annealing"]
-        return SparsityAnnealer(
+        # A model without a sparse layer (a baseline) has nothing to anneal: its whole
+        # budget is the final phase, and the best validation weights are kept.
+        self.annealing = bool(a["enabled"]) and self.model.sparse is not None
+        self.annealer = SparsityAnnealer(
             start_density=a["start_density"] if self.annealing else self.stop_density,
             stop_density=self.stop_density,
             multiplier=a["multiplier"],
             initial_bar=a["initial_bar"],
             bar_decay_per_sample=a["bar_decay_per_sample"],
+        )
+        self.model.set_density(self.annealer.density)
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=float(self.config["train"]["lr"])
         )
 
     def _on_plateau(self) -> bool:
@@ -169,14 +167,8 @@ class Trainer:
         s["restarts"] += 1
         s["init_start"] = s["samples"]
         s["init_best"] = 0.0
-        self.model = self._initial_model(s["restarts"])
-        self.model.train()
-        self.annealer = self._new_annealer()
-        self.annealer.last_samples = s["samples"]
-        self.model.set_density(self.annealer.density)
-        self.optimizer = torch.optim.Adam(
-            self.model.parameters(), lr=float(self.config["train"]["lr"])
-        )
+        self._initialise(s["restarts"])
+        self.annealer.last_samples = s["samples"]  # the bar falls from now on
         self.accepted_state = None
 
     # -- checkpoints ---------------------------------------------------------------------

@@ -289,7 +289,9 @@ def test_a_run_that_never_learns_restarts_from_a_new_initialisation(tmp_path):
     from sparling_genomics.train.trainer import Trainer
 
     trainer = Trainer(config, tmp_path / "d", progress=False)
-    a, b = trainer._initial_model(0).state_dict(), trainer._initial_model(1).state_dict()
+    a = {k: v.clone() if torch.is_tensor(v) else v for k, v in trainer.model.state_dict().items()}
+    trainer._initialise(restarts=1)
+    b = trainer.model.state_dict()
     assert any(torch.is_tensor(a[k]) and not torch.equal(a[k], b[k]) for k in a)
     plain = train(tiny(), tmp_path / "c", progress=False)
     assert plain["plateau_restarts"] == 0
