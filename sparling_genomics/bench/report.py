@@ -19,13 +19,18 @@ HEADER = (
 
 
 def run_or_resume(out: Path, config: dict) -> dict:
-    """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, never
-    overwritten), resumed from its last checkpoint if it was killed, else trained now."""
+    """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, not
+    retrained; a perturbation score from before the current rule is recomputed from the final
+    weights), resumed from its last checkpoint if it was killed, else trained now."""
+    from ..evaluate.run import perturbation_is_stale, rescore_perturbation
     from ..train.trainer import train
 
     out = Path(out)
     if (out / "metrics.json").exists():
-        return json.loads((out / "metrics.json").read_text())
+        metrics = json.loads((out / "metrics.json").read_text())
+        if perturbation_is_stale(metrics):
+            metrics = rescore_perturbation(out, metrics)
+        return metrics
     if (out / "checkpoints" / "last.pt").exists():
         return train({}, out, resume=True, progress=False)
     return train(config, out, progress=False)

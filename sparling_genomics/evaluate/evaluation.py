@@ -67,7 +67,7 @@ def evaluate_model(
             from .perturbation import perturbation_consistency
 
             result["perturbation"] = perturbation_consistency(
-                model, task, split, confusion.symbol_to_channel(),
+                model, task, split, confusion.symbol_to_channel(), confusion.symbol_channels(),
                 batch_size=batch_size, device=device,
             )  # fmt: skip
     return result

@@ -100,6 +100,14 @@ class MotifConfusion:
         found = self.found()
         return {s: int(found[:, s].argmax()) for s in range(self.symbols) if found[:, s].any()}
 
+    def symbol_channels(self) -> dict[int, list[int]]:
+        """Per symbol, the channels that stand for it: those whose most common found symbol it
+        is (the many-to-one matching; symbols no channel stands for are omitted)."""
+        groups: dict[int, list[int]] = {}
+        for channel, symbol in self.channel_to_symbol(many_to_one=True).items():
+            groups.setdefault(symbol, []).append(channel)
+        return groups
+
     def summary(self) -> dict[str, float]:
         return {
             "fne": self.fne(),

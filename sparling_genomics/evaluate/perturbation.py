@@ -1,12 +1,20 @@
 """Perturbation consistency (the Sparling paper's test that channels *mean* their symbols).
 
-For a sample the model reads correctly, take one true motif occurrence of symbol ``s``, found
-by channel ``c``; move its activations inside its cell from channel ``c`` to the channel
-``c'`` that stands for another symbol ``s'`` (the channel that most often finds ``s'``).
-The perturbation is consistent when ``h`` now outputs exactly the true string with that one
-occurrence changed from ``s`` to ``s'`` (the task says what that string is:
-``Task.swap_output``). The score is the fraction of consistent perturbations. Reported by
-the paper: DigitCircle 99.3%, LaTeX 86.1%, audio 93.4%.
+For a sample the model reads correctly, take one true motif occurrence of symbol ``s`` and
+move its activations inside its cell to the channel ``c'`` that stands for another symbol
+``s'`` (the channel that most often finds ``s'``). The perturbation is consistent when ``h``
+now outputs exactly the true string with that one occurrence changed from ``s`` to ``s'``
+(the task says what that string is: ``Task.swap_output``). Reported by the paper:
+DigitCircle 99.3%, LaTeX 86.1%, audio 93.4%.
+
+Which activations are ``s``'s: every channel that stands for ``s``, i.e. whose most common
+found symbol is ``s`` (the channel groups of the paper's code, which joins such channels when
+a model has more channels than symbols, as its LaTeX model does: ``unified_confusion_matrix``
+with ``rename="join"`` in kavigupta/sparling-repro). With spare channels two channels can both
+stand for one digit; moving one and leaving the other would ask ``h`` to ignore an ``s`` that
+is still there. The score of record is ``consistency``; ``consistency_single_channel`` moves
+only the one channel that won the occurrence's cell (this module's rule before 2026-11-30),
+over the same perturbations.
 """
 
 from __future__ import annotations
@@ -24,26 +32,32 @@ def perturbation_consistency(
     task: Task,
     split: str,
     symbol_to_channel: dict[int, int],
+    symbol_channels: dict[int, list[int]],
     *,
     batch_size: int,
     device: torch.device,
     seed: int = 0,
 ) -> dict:
-    """``{'consistency', 'perturbations', 'skipped'}`` over the samples of ``split``.
+    """``{'consistency', 'consistency_single_channel', 'perturbations', 'skipped'}``.
 
-    One perturbation per correctly read sample that has a found motif with a swap the task
-    allows; the occurrence and the new symbol are drawn from ``seed``.
+    ``symbol_to_channel``: per symbol, the channel a swap moves activations *to*;
+    ``symbol_channels``: per symbol, the channels whose activations a swap *moves* (a symbol
+    with none moves the channel that won its cell). One perturbation per correctly read
+    sample of ``split`` that has a found motif with a swap the task allows; the occurrence and
+    the new symbol are drawn from ``seed``.
     """
     rng = np.random.default_rng(seed)
     was_training = model.training
     model.eval()
-    consistent = tried = skipped = 0
+    consistent = {"symbol": 0, "single": 0}
+    tried = skipped = 0
     try:
         for batch in task.eval_batches(split, batch_size):
             outputs = model(batch.x.to(device))
             motifs = outputs["motifs"]
             predicted = task.decode(outputs)
-            perturbed, expected = [], []
+            perturbed = {"symbol": [], "single": []}
+            expected = []
             for i, (pred, truth) in enumerate(zip(predicted, batch.targets)):
                 if list(pred) != list(truth) or not batch.cells:
                     continue
@@ -52,30 +66,42 @@ def perturbation_consistency(
                 if change is None:
                     skipped += 1
                     continue
-                region, channel, new_channel, want = change
-                m = motifs[i].clone()
-                index = (slice(None),) + region
-                moved = m[index][channel].clone()
-                m[index][channel] = 0  # views: these write into m
-                m[index][new_channel] = torch.maximum(m[index][new_channel], moved)
-                perturbed.append(m)
+                region, symbol, channel, new_channel, want = change
+                sources = {"symbol": symbol_channels.get(symbol) or [channel], "single": [channel]}
+                for rule, channels in sources.items():
+                    perturbed[rule].append(_move(motifs[i], region, channels, new_channel))
                 expected.append(want)
-            if perturbed:
-                logits = model.h(torch.stack(perturbed))
-                for got, want in zip(task.decode({"logits": logits}), expected):
-                    consistent += list(got) == list(want)
-                    tried += 1
+            if expected:
+                for rule, maps in perturbed.items():
+                    logits = model.h(torch.stack(maps))
+                    for got, want in zip(task.decode({"logits": logits}), expected):
+                        consistent[rule] += list(got) == list(want)
+                tried += len(expected)
     finally:
         model.train(was_training)
     return {
-        "consistency": consistent / tried if tried else None,
+        "consistency": consistent["symbol"] / tried if tried else None,
+        "consistency_single_channel": consistent["single"] / tried if tried else None,
         "perturbations": tried,
         "skipped": skipped,
     }
 
 
+def _move(motif_map: torch.Tensor, region: tuple, channels: list[int], new_channel: int):
+    """A copy of ``motif_map`` with ``channels``' activations inside ``region`` moved to
+    ``new_channel`` (the per-position maximum where several move, or where it is on)."""
+    m = motif_map.clone()
+    index = (slice(None),) + region
+    cell = m[index]  # a view: writes go into m
+    moved = cell[channels].amax(dim=0)
+    cell[channels] = 0
+    cell[new_channel] = torch.maximum(cell[new_channel], moved)
+    return m
+
+
 def _pick_swap(rng, task, motif_map, cells, truth, symbol_to_channel):
-    """(cell slices, channel, new channel, expected output) of one random allowed swap."""
+    """(cell slices, symbol, winning channel, new channel, expected output) of one random
+    allowed swap, or None."""
     order = rng.permutation(len(cells))
     for j in order:
         region, symbol = cells[j]
@@ -90,5 +116,5 @@ def _pick_swap(rng, task, motif_map, cells, truth, symbol_to_channel):
                 continue
             want = task.swap_output(truth, cells, int(j), int(new_symbol))
             if want is not None:
-                return tuple(region), channel, new_channel, want
+                return tuple(region), int(symbol), channel, new_channel, want
     return None

@@ -1,4 +1,5 @@
-"""Score a finished run on a split (the ``evaluate`` verb)."""
+"""Score a finished run on a split (the ``evaluate`` verb), and bring an older run's
+perturbation score up to the current rule."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ def evaluate_run(
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
     config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
     result = task.evaluate(
-        model, split, batch_size=int(config["train"]["eval_batch_size"]), device=torch_device
+        model,
+        split,
+        batch_size=int(config["train"]["eval_batch_size"]),
+        device=torch_device,
+        perturbation=bool(task.swappable_symbols()),
     )
     return {
         "run": str(run),
@@ -24,3 +29,34 @@ def evaluate_run(
         "density": model.density,
         **result,
     }
+
+
+def perturbation_is_stale(metrics: dict) -> bool:
+    """Whether a run's ``metrics.json`` scored perturbation consistency under the rule before
+    2026-11-30 (only the cell's winning channel moved; no ``consistency_single_channel``)."""
+    block = metrics.get("perturbation")
+    return isinstance(block, dict) and "consistency_single_channel" not in block
+
+
+def rescore_perturbation(run: Path, metrics: dict) -> dict:
+    """``metrics`` with its test-split perturbation block recomputed from the run's final
+    weights under the current rule (``evaluate.perturbation``); written back atomically.
+
+    The picks are seeded as before, so ``consistency_single_channel`` reproduces the old
+    figure; the old block is kept under ``perturbation_before_rescore``."""
+    from ..io import write_json_atomic
+    from ..train.loading import load_run
+
+    config, task, model, torch_device = load_run(run)
+    result = task.evaluate(
+        model,
+        "test",
+        batch_size=int(config["train"]["eval_batch_size"]),
+        device=torch_device,
+        perturbation=True,
+    )
+    metrics = dict(metrics)
+    metrics["perturbation_before_rescore"] = metrics.get("perturbation")
+    metrics["perturbation"] = result["perturbation"]
+    write_json_atomic(Path(run) / "metrics.json", metrics)
+    return metrics

@@ -61,8 +61,13 @@ def _metric_rows(metrics: dict) -> dict[str, object]:
     for key in ("fne", "fpe", "ce"):
         if metrics.get("motif"):
             rows[key.upper()] = metrics["motif"].get(key)
-    if (metrics.get("perturbation") or {}).get("consistency") is not None:
-        rows["perturbation consistency"] = metrics["perturbation"]["consistency"]
+    perturbation = metrics.get("perturbation") or {}
+    if perturbation.get("consistency") is not None:
+        rows["perturbation consistency"] = perturbation["consistency"]
+    if perturbation.get("consistency_single_channel") is not None:
+        rows["perturbation consistency (winning channel only)"] = perturbation[
+            "consistency_single_channel"
+        ]
     rows["density (target)"] = metrics.get("density")
     rows["density (measured on test)"] = metrics.get("measured_density")
     rows["samples seen"] = metrics.get("samples_seen")

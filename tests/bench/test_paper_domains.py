@@ -23,6 +23,19 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md)
     after = (tmp_path / "out" / "digit_circle_seed0" / "metrics.json").read_bytes()
     assert before == after
+    # A run scored under the old perturbation rule (one channel moved, no single-channel
+    # figure) is rescored from its final weights, not retrained; the old block is kept.
+    path = tmp_path / "out" / "digit_circle_seed0" / "metrics.json"
+    metrics = json.loads(before)
+    current = metrics["perturbation"]
+    stale = {k: v for k, v in current.items() if k != "consistency_single_channel"}
+    stale["consistency"] = current["consistency_single_channel"]
+    path.write_text(json.dumps({**metrics, "perturbation": stale}))
+    run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md)
+    rescored = json.loads(path.read_text())
+    assert rescored["perturbation"] == current
+    assert rescored["perturbation_before_rescore"] == stale
+    assert rescored["samples_seen"] == metrics["samples_seen"]
 
 
 def test_no_floor_counts_before_annealing_reaches_the_true_density(tmp_path, monkeypatch):

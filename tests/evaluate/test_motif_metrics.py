@@ -53,6 +53,17 @@ def test_many_to_one_beats_one_to_one_when_a_channel_is_split():
     assert conf.ce_many_to_one() == 0.0
 
 
+def test_symbol_channels_groups_channels_by_their_most_common_symbol():
+    conf = MotifConfusion(4, 3)
+    conf.counts[0, 0] = 5
+    conf.counts[1, 0] = 3  # a second channel for symbol 0
+    conf.counts[1, 2] = 1
+    conf.counts[2, 1] = 4
+    # channel 3 found nothing; symbol 2 is no channel's most common symbol.
+    assert conf.symbol_channels() == {0: [0, 1], 1: [2]}
+    assert conf.symbol_to_channel() == {0: 0, 1: 2, 2: 1}
+
+
 def test_two_dimensional_cells_and_argmax():
     m = np.zeros((3, 10, 10))
     m[1, 2, 2] = 0.4

@@ -1,5 +1,6 @@
 """Perturbation consistency: 1 for an ``h`` that reads symbols from channels, 0 for one
-that reads them from something a swap does not move."""
+that reads them from something a swap does not move; with a symbol on two channels, moving
+both (the score of record) is consistent where moving only the cell's winner is not."""
 
 import numpy as np
 import torch
@@ -31,14 +32,25 @@ class MagnitudeHead(nn.Module):
         return torch.stack(frames, dim=1)
 
 
+class DuplicateHead(nn.Module):
+    """Channel K (a spare) is a second channel for symbol 0, and the one ``h`` trusts most:
+    symbol 0 where either is on."""
+
+    def forward(self, m):
+        blank = torch.full_like(m[:, :1], 0.5)
+        zero = torch.maximum(m[:, :1], 3 * m[:, K:])
+        return torch.cat([blank, zero, m[:, 1:K]], dim=1)
+
+
 class ToyTask(Task):
     name = "toy"
     symbols = ["a", "b", "c", "d"]
 
-    def __init__(self):
+    def __init__(self, spare: bool = False):
+        """Three symbols per sample; with ``spare``, symbol 0 also lights channel K, weaker."""
         super().__init__({}, 0)
         rng = np.random.default_rng(0)
-        x = torch.zeros(20, K, L)
+        x = torch.zeros(20, K + spare, L)
         targets, cells = [], []
         for i in range(20):
             symbols = [int(s) for s in rng.integers(0, K, size=3)]
@@ -46,6 +58,8 @@ class ToyTask(Task):
             for j, s in enumerate(symbols):
                 position = 5 + 12 * j
                 x[i, s, position] = s + 1.0
+                if spare and s == 0:
+                    x[i, K, position] = 0.5
                 sample_cells.append(((slice(position - 2, position + 3),), s))
             targets.append(symbols)
             cells.append(sample_cells)
@@ -75,19 +89,37 @@ class ToyTask(Task):
         return out
 
 
-def _score(head):
+def _score(head, task=None, symbol_channels=None):
     model = SparlingModel(nn.Identity(), None, head)
     identity = {s: s for s in range(K)}
     return perturbation_consistency(
-        model, ToyTask(), "test", identity, batch_size=20, device=torch.device("cpu")
-    )
+        model, task or ToyTask(), "test", identity,
+        symbol_channels or {s: [s] for s in range(K)},
+        batch_size=20, device=torch.device("cpu"),
+    )  # fmt: skip
 
 
 def test_a_head_that_reads_channels_is_fully_consistent():
     result = _score(ChannelHead())
     assert result["perturbations"] == 20 and result["consistency"] == 1.0
+    assert result["consistency_single_channel"] == 1.0
 
 
 def test_a_head_that_ignores_channels_is_never_consistent():
     result = _score(MagnitudeHead())
     assert result["perturbations"] == 20 and result["consistency"] == 0.0
+    assert result["consistency_single_channel"] == 0.0
+
+
+def test_a_symbol_on_two_channels_moves_both():
+    task = ToyTask(spare=True)
+    zeros = sum(s == 0 for target in task.batch.targets for s in target)
+    assert zeros > 0
+    both = _score(DuplicateHead(), task, {0: [0, K], 1: [1], 2: [2], 3: [3]})
+    assert both["perturbations"] == 20 and both["consistency"] == 1.0
+    # Moving only channel 0 leaves the spare's 0 in place: every swap of a 0 fails.
+    single = both["consistency_single_channel"]
+    assert 0.0 < single < 1.0
+    # Without the group, the symbol-rule falls back to the cell's winning channel.
+    alone = _score(DuplicateHead(), task)
+    assert alone["consistency"] == single
