@@ -89,7 +89,8 @@ def perturbation_consistency(
 
 def _move(motif_map: torch.Tensor, region: tuple, channels: list[int], new_channel: int):
     """A copy of ``motif_map`` with ``channels``' activations inside ``region`` moved to
-    ``new_channel`` (the per-position maximum where several move, or where it is on)."""
+    ``new_channel``. Where several channels move, a position takes their largest value; where
+    ``new_channel`` is already on, the larger of the two stays."""
     m = motif_map.clone()
     index = (slice(None),) + region
     cell = m[index]  # a view: writes go into m
