@@ -14,12 +14,13 @@ def evaluate_run(
 
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
     config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
+    extra = {"perturbation": True} if task.swappable_symbols() else {}
     result = task.evaluate(
         model,
         split,
         batch_size=int(config["train"]["eval_batch_size"]),
         device=torch_device,
-        perturbation=bool(task.swappable_symbols()),
+        **extra,
     )
     return {
         "run": str(run),

@@ -1,5 +1,6 @@
 """DigitCircle data: deterministic from a seed, and the truth boxes hold what is drawn."""
 
+import json
 import math
 
 import numpy as np
@@ -138,6 +139,12 @@ def test_tiny_digit_circle_train_end_to_end(cli, tmp_path):
                  "--no-progress")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "fne=" in result.stdout and (out / "metrics.json").is_file()
+    # The evaluate verb rescores the final weights, perturbation consistency included.
+    evaluated = cli("evaluate", "--model", out, "--out", tmp_path / "m.json")
+    assert evaluated.returncode == 0, evaluated.stderr
+    metrics = json.loads((tmp_path / "m.json").read_text())
+    saved = json.loads((out / "metrics.json").read_text())
+    assert metrics["e2e"] == saved["e2e"] and metrics["perturbation"] == saved["perturbation"]
 
 
 def test_stride_2_cells_hold_every_map_position_of_the_padded_box():
