@@ -120,6 +120,6 @@ def test_a_symbol_on_two_channels_moves_both():
     # Moving only channel 0 leaves the spare's 0 in place: every swap of a 0 fails.
     single = both["consistency_single_channel"]
     assert 0.0 < single < 1.0
-    # Without the group, the symbol-rule falls back to the cell's winning channel.
-    alone = _score(DuplicateHead(), task)
+    # A symbol no channel stands for falls back to the cell's winning channel.
+    alone = _score(DuplicateHead(), task, {1: [1], 2: [2], 3: [3]})
     assert alone["consistency"] == single
