@@ -6,6 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def score_model(task, model, split: str, *, batch_size: int, device) -> dict:
+    """``task.evaluate`` of ``model`` on ``split`` as a run's record has it: with
+    perturbation consistency where the task allows swaps (the trainer's final metrics, the
+    ``evaluate`` verb and a rescore all score this way)."""
+    extra = {"perturbation": True} if task.swappable_symbols() else {}
+    return task.evaluate(model, split, batch_size=batch_size, device=device, **extra)
+
+
 def evaluate_run(
     run: Path, *, split: str = "test", dataset: Path | None = None, device: str | None = None
 ) -> dict:
@@ -14,14 +22,8 @@ def evaluate_run(
 
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
     config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
-    extra = {"perturbation": True} if task.swappable_symbols() else {}
-    result = task.evaluate(
-        model,
-        split,
-        batch_size=int(config["train"]["eval_batch_size"]),
-        device=torch_device,
-        **extra,
-    )
+    batch_size = int(config["train"]["eval_batch_size"])
+    result = score_model(task, model, split, batch_size=batch_size, device=torch_device)
     return {
         "run": str(run),
         "task": config["task"],
@@ -49,13 +51,8 @@ def rescore_perturbation(run: Path, metrics: dict) -> dict:
     from ..train.loading import load_run
 
     config, task, model, torch_device = load_run(run)
-    result = task.evaluate(
-        model,
-        "test",
-        batch_size=int(config["train"]["eval_batch_size"]),
-        device=torch_device,
-        perturbation=True,
-    )
+    batch_size = int(config["train"]["eval_batch_size"])
+    result = score_model(task, model, "test", batch_size=batch_size, device=torch_device)
     metrics = dict(metrics)
     metrics["perturbation_before_rescore"] = metrics.get("perturbation")
     metrics["perturbation"] = result["perturbation"]

@@ -39,6 +39,7 @@ import torch
 
 from ..config import dump_yaml, load_yaml, resolve_config
 from ..errors import ConfigError, RunDirectoryError
+from ..evaluate.run import score_model
 from ..io import write_json_atomic, write_text_atomic
 from ..sparsity.annealing import SparsityAnnealer
 from ..sparsity.layer import check_density
@@ -391,9 +392,8 @@ class Trainer:
         self.save("final.pt")
         t = self.config["train"]
         torch.set_num_threads(self.eval_threads)
-        extra = {"perturbation": True} if self.task.swappable_symbols() else {}
-        result = self.task.evaluate(
-            self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device, **extra
+        result = score_model(
+            self.task, self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device
         )
         true_density = self.task.true_density()
         density = self.model.density
