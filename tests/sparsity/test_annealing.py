@@ -17,19 +17,19 @@ def test_algorithm_one_decisions_worked_by_hand():
     assert (d.tightened, a.density, a.bar) == (False, 0.5, pytest.approx(0.9))
     # 200 samples: bar 0.9 - 0.1 = 0.8; accuracy 0.85 > 0.8: density 0.25, bar raised to 0.85.
     d = a.update(200, 0.85)
-    assert (d.tightened, a.density, a.bar) == (True, 0.25, pytest.approx(0.85))
+    assert (d.tightened, a.density, a.bar) == (True, pytest.approx(0.25), pytest.approx(0.85))
     assert not a.done
     # 250 samples: bar 0.85 - 0.05 = 0.80; accuracy 0.79 not above: no change.
     d = a.update(250, 0.79)
-    assert (d.tightened, a.density, a.bar) == (False, 0.25, pytest.approx(0.80))
+    assert (d.tightened, a.density, a.bar) == (False, pytest.approx(0.25), pytest.approx(0.80))
     # 260 samples: bar 0.79; accuracy 0.95 above: density 0.125; one more step would give
     # 0.0625 < stop 0.1 -> done: the final density stays at or above the stop density.
     d = a.update(260, 0.95)
-    assert d.tightened and a.density == 0.125 and a.done
+    assert d.tightened and a.density == pytest.approx(0.125) and a.done
     assert a.bar == pytest.approx(0.95)
     # Once done, the density never moves again.
     a.update(10_000, 1.0)
-    assert a.density == 0.125 and a.steps == 2
+    assert a.density == pytest.approx(0.125) and a.steps == 2
 
 
 def test_bar_is_clamped_to_unit_interval():

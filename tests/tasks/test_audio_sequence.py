@@ -100,7 +100,8 @@ def test_decibels_are_clamped_top_db_below_the_maximum():
     assert out.max() - out.min() == pytest.approx(80, abs=1e-3)
     assert np.all(out[:200] == out.min())  # silence: the floor
     silent = mel_spectrogram(np.zeros(8000, np.float32))
-    assert np.all(silent == -100)  # 10 log10(1e-10)
+    # 10 log10(1e-10), computed in float32 (-100.00001 with numpy 2.4)
+    np.testing.assert_allclose(silent, -100, atol=1e-3)
 
 
 def test_frame_span_is_the_frames_whose_window_overlaps_the_samples():
