@@ -3,8 +3,9 @@
 ``g`` is a 2-D residual CNN (17 x 17 receptive field, 10 channels), the sparse layer is the
 shared one, and ``h`` (a CPU preset's choice) reads the sparse map around the ring in polar
 coordinates with CTC; the decoded ring is rotated to start at its smallest digit.
-Perturbation consistency (``evaluate/perturbation.py``) swaps one digit for another absent
-from the image (``swap_output``). The paper's transformer decoder is not built.
+Perturbation consistency is scored by ``evaluate/perturbation.py`` with ``swap_output`` (a
+digit may become any digit not already in the image). The paper's transformer decoder is not
+built.
 """
 
 from __future__ import annotations
