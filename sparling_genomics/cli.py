@@ -381,7 +381,7 @@ def compare(run, baseline, out) -> None:
 @click.option("--seed", default=0, show_default=True)
 def audio_corpus(out, speakers, repetitions, seed) -> None:
     """Build an offline AudioMNIST-layout corpus with espeak-ng (completes a killed build)."""
-    from .tasks.audio_corpus import build_espeak_corpus
+    from .domains.espeak_corpus import build_espeak_corpus
 
     build_espeak_corpus(out, speakers=speakers, repetitions=repetitions, seed=seed,
                         progress=True)  # fmt: skip
@@ -392,7 +392,7 @@ def audio_corpus(out, speakers, repetitions, seed) -> None:
 @click.argument("directory", type=click.Path(path_type=Path))
 def audio_check(directory) -> None:
     """Load an AudioMNIST-layout folder and summarise it (speakers, clips, rates, split)."""
-    from .tasks.audio_corpus import audio_summary, load_audiomnist
+    from .domains.spoken_digits import audio_summary, load_audiomnist
 
     for line in audio_summary(load_audiomnist(directory)):
         click.echo(line)

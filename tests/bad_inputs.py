@@ -446,7 +446,7 @@ def markdown(rows: list[tuple[Case, Outcome]]) -> str:
         "Exit code 2: the user's input is wrong, nothing was written (an uncompressed FASTA",
         "that was read gets its `.fai` index beside it, as with samtools); 0: accepted as",
         "documented in the FASTA/GFF/BED parsers (`sparling_genomics/genome/`) and the audio",
-        "corpus loader (`sparling_genomics/tasks/audio_corpus.py`). Unexpected",
+        "corpus loader (`sparling_genomics/domains/spoken_digits.py`). Unexpected",
         "failures exit 1 with one line; `sparling-genomics --debug ...` shows the traceback.",
         "The pipeline checks the same files (and its config against",
         "`pipelines/schema/config.schema.yaml`) before any job starts.",
