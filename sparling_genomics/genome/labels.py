@@ -1,7 +1,7 @@
 """Labelled sites: from transcripts (donor, acceptor, tss, polya, start/stop codon) or a BED.
 
-Conventions (SpliceAI's, see ``shared/notes/genomics-facts.md``): a site is one base, given as
-a 0-based genome coordinate on the transcript's strand.
+Conventions (SpliceAI's, Jaganathan et al. 2019): a site is one base, given as a 0-based genome
+coordinate on the transcript's strand.
 
 * ``donor``: last base of an exon that is followed by an intron;
 * ``acceptor``: first base of an exon that follows an intron;

@@ -1,8 +1,7 @@
 """The spatial sparse layer: BatchNorm, then ``relu(z - t_c)`` with quantile thresholds.
 
-Follows the Sparling paper's ``SparseLayerWithBatchNorm`` (see
-``shared/notes/sparling-facts.md``) and differs where the reference is slow or unsound at tiny
-densities:
+Follows the Sparling paper's ``SparseLayerWithBatchNorm`` (Gupta et al., the authors'
+``sparling`` package) and differs where the reference is slow or unsound at tiny densities:
 
 * One module for 1-D ``(N, C, L)`` and 2-D ``(N, C, H, W)`` input: the threshold broadcasts
   over every dimension but the channel one, so nothing is permuted back and forth.
