@@ -58,7 +58,7 @@ class Task(ABC):
 
     name: str = ""
     symbols: list[str] = []
-    #: The end-to-end metric (a key of ``evaluate()['e2e']``, higher is better) that drives
+    #: The end-to-end metric (a key of ``Evaluation.e2e``, higher is better) that drives
     #: annealing and picks the final weights.
     accuracy_metric: str = "exact_match"
     #: How CE matches channels to symbols: "one_to_one" (Hungarian; DigitCircle, planted) or
