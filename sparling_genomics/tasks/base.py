@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import torch
@@ -69,7 +70,7 @@ class Task(ABC):
     #: How ``evaluate.evaluation`` scores the end-to-end output: "sequence" (output strings
     #: from :meth:`decode`: exact match, edit error) or "sites" (per-position class
     #: probabilities from :meth:`site_probabilities`, scored per class of :attr:`classes`).
-    scoring: str = "sequence"
+    scoring: Literal["sequence", "sites"] = "sequence"
     #: "sites" scoring: the class names, index 0 the background ("no site") class.
     classes: list[str] = []
 

@@ -16,7 +16,7 @@ a new one, at most ``plateau_max_restarts`` times. Why: whether a DigitCircle ru
 dense-phase plateau is down to chance; one seed in three sat on it for 200k samples
 (``docs/paper-domains.md``). A restart keeps the batch stream, budget and clock going.
 
-The run directory (``shared/notes/architecture.md``)::
+The run directory (``rundir``)::
 
     RUN/config.yaml  RUN/train_log.jsonl  RUN/checkpoints/{last,final}.pt  RUN/metrics.json
 
