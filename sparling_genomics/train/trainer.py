@@ -50,7 +50,7 @@ from ..rundir import (
     metrics_path,
     truncate_log,
     write_metrics,
-)  # fmt: skip
+)
 from ..sparsity.annealing import SparsityAnnealer
 from ..sparsity.layer import check_density
 from ..tasks import task_class
