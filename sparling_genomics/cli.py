@@ -249,8 +249,8 @@ def evaluate(run, split, dataset_path, out, device) -> None:
     """Score a trained model on a split; prints (and optionally writes) metrics JSON."""
     import json
 
-    from .evaluate.run import evaluate_run
     from .io import write_json_atomic
+    from .train.loading import evaluate_run
 
     metrics = evaluate_run(run, split=split, dataset=dataset_path, device=device)
     if out is not None:
@@ -322,7 +322,7 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     import json
 
     from .errors import InputError
-    from .export.scan import scan_run_to_tracks
+    from .export.run_tracks import scan_run_to_tracks
     from .genome.references import DEFAULT_REFERENCE, load_reference
 
     if fasta and reference:

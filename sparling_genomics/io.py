@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from .errors import InputError
+
 
 def is_gzip(path: Path) -> bool:
     """Whether ``path`` is gzip (or bgzip) data, by its magic bytes, not its name."""
@@ -112,8 +114,6 @@ def safe_child(folder: Path, name: str, suffix: str = "") -> Path:
     Names that become file names (motif ids, run and genome names) may come from files a
     user did not write (an edited ``motifs.json``); only one plain path component is allowed.
     """
-    from .errors import InputError
-
     if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
         raise InputError(
             f"{name!r} cannot be a file name in {folder} (letters, digits, '_', '-', '.', '+' "

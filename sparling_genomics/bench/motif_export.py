@@ -14,10 +14,11 @@ from pathlib import Path
 
 import yaml
 
+from sparling_genomics.rundir import config_path
+
 from ..config import resolve_config
 from ..evaluate.motif_recovery import planted_recovery
-from .planted import _run
-from .report import machine_description, machine_line, publish
+from .report import machine_description, machine_line, publish, run_or_resume
 
 
 def run_motif_export_benchmark(
@@ -34,11 +35,11 @@ def run_motif_export_benchmark(
     for seed in seeds:
         run = out / f"sparling_seed{seed}"
         config = resolve_config("planted", preset, overrides=[{"seed": seed}])
-        metrics = _run(run, config)
+        metrics = run_or_resume(run, config)
         began = time.perf_counter()
         summary = export_run_motifs(run)
         seconds = time.perf_counter() - began
-        planted = yaml.safe_load((run / "config.yaml").read_text())["data"]["motifs"]
+        planted = yaml.safe_load(config_path(run).read_text())["data"]["motifs"]
         recovery = planted_recovery(
             summary,
             planted,

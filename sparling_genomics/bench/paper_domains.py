@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from sparling_genomics.rundir import config_path
+
 from ..config import load_yaml, resolve_config
 from ..export.report import write_report
 from .report import machine_description, machine_line, pct, publish, run_or_resume
@@ -142,7 +144,7 @@ def _figures(metrics: dict) -> dict:
 def _training(run_dir: Path) -> dict:
     """How the run trained, from its saved config (the machine line describes the process
     that publishes, which may differ): torch threads (0: all) and batch prefetching."""
-    path = run_dir / "config.yaml"
+    path = config_path(run_dir)
     if not path.is_file():
         return {}
     train = load_yaml(path).get("train", {})

@@ -9,6 +9,8 @@ import platform
 import re
 from pathlib import Path
 
+from sparling_genomics.rundir import LAST_CHECKPOINT, checkpoint_path, metrics_path
+
 from ..io import write_json_atomic, write_text_atomic
 
 HEADER = (
@@ -22,16 +24,16 @@ def run_or_resume(out: Path, config: dict) -> dict:
     """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, not
     retrained; a perturbation score from before the current rule is recomputed from the final
     weights), resumed from its last checkpoint if it was killed, else trained now."""
-    from ..evaluate.run import perturbation_is_stale, rescore_perturbation
+    from ..train.loading import perturbation_is_stale, rescore_perturbation
     from ..train.trainer import train
 
     out = Path(out)
-    if (out / "metrics.json").exists():
-        metrics = json.loads((out / "metrics.json").read_text())
+    if metrics_path(out).exists():
+        metrics = json.loads(metrics_path(out).read_text())
         if perturbation_is_stale(metrics):
             metrics = rescore_perturbation(out, metrics)
         return metrics
-    if (out / "checkpoints" / "last.pt").exists():
+    if checkpoint_path(out, LAST_CHECKPOINT).exists():
         return train({}, out, resume=True, progress=False)
     return train(config, out, progress=False)
 

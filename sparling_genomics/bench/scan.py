@@ -31,7 +31,7 @@ def run_scan_benchmark(
 ) -> Path:
     from memelite import fimo
 
-    from ..export.scan import scan_run_to_tracks
+    from ..export.run_tracks import scan_run_to_tracks
     from ..genome.fasta import Genome
     from ..genome.references import load_reference
     from ..genome.sequence import one_hot

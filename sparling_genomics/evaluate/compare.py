@@ -5,15 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RunDirectoryError
+from ..rundir import read_metrics
 
 _KEPT = ("e2e", "motif", "density", "measured_density", "samples_seen", "wall_seconds",
          "stopped_by", "device")  # fmt: skip
 
 
 def _metrics(run: Path) -> dict:
-    from ..train.loading import read_run_json
-
-    return read_run_json(Path(run) / "metrics.json", "training not finished?")
+    return read_metrics(run, "training not finished?")
 
 
 def metric_ratios(ours: dict, theirs: dict) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Training figures for the report, from a run's ``train_log.jsonl``.
+"""Training figures for the report, from a run's ``train_log.jsonl`` (``rundir.read_log``).
 
 * The annealing curve: the sparse layer's target density (log scale) and the validation
   metric the annealer watches, against samples seen, with the annealer's bar where logged.
@@ -12,25 +12,8 @@ Figures are matplotlib (Agg backend) PNG bytes, so the report can embed them.
 from __future__ import annotations
 
 import io
-import json
-from pathlib import Path
 
-from ..errors import RunDirectoryError
 from .logos import pyplot
-
-
-def read_train_log(path: Path) -> list[dict]:
-    """Records of a ``train_log.jsonl`` (a torn last line, from a kill, is skipped)."""
-    path = Path(path)
-    if not path.is_file():
-        raise RunDirectoryError(f"{path.parent}: no train_log.jsonl (not a finished run?)")
-    records = []
-    for line in path.read_text().splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records
 
 
 def _png(fig) -> bytes:

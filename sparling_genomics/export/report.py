@@ -24,8 +24,10 @@ from pathlib import Path
 
 from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
-from ..train.loading import read_run_json
-from .figures import annealing_curve, motif_error_vs_density, read_train_log
+from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
+from ..rundir import motifs_dir as run_motifs_dir
+from ..tasks import task_class
+from .figures import annealing_curve, motif_error_vs_density
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
@@ -162,22 +164,20 @@ def build_report(
 ) -> str:
     """The report's HTML text for run directory ``run``."""
     run = Path(run)
-    metrics = read_run_json(run / "metrics.json", "written when training finishes")
-    base = read_run_json(Path(baseline) / "metrics.json", "the baseline's") if baseline else None
-    records = read_train_log(run / "train_log.jsonl")
-    motifs_dir = Path(motifs_dir) if motifs_dir else run / "motifs"
+    metrics = read_run_json(metrics_path(run), "written when training finishes")
+    base = read_run_json(metrics_path(baseline), "the baseline's") if baseline else None
+    records = read_log(run)
+    motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
     summary = (
-        read_run_json(motifs_dir / "motifs.json", "made by `sparling-genomics export`")
-        if (motifs_dir / "motifs.json").exists()
+        read_run_json(motifs_dir / MOTIFS_SUMMARY, "made by `sparling-genomics export`")
+        if (motifs_dir / MOTIFS_SUMMARY).exists()
         else None
     )
     scan = (
-        read_run_json(Path(scan_dir) / "scan.json", "made by `sparling-genomics scan`")
+        read_run_json(Path(scan_dir) / SCAN_SUMMARY, "made by `sparling-genomics scan`")
         if scan_dir
         else None
     )
-    from ..tasks import task_class
-
     metric = getattr(task_class(metrics["task"]), "accuracy_metric", "exact_match")
     truth = (metrics.get("motif") or {}).get("channel_to_symbol") or {}
     title = title or f"Sparling motifs: {run.name}"

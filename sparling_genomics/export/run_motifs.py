@@ -20,8 +20,12 @@ import torch
 from ..genome.pwm import information_content, probability_matrix, trim
 from ..genome.sequence import reverse_complement_one_hot
 from ..io import write_json_atomic
+from ..rundir import motifs_dir
+from ..train.loading import load_run
 from .formats import ExportedMotif, write_motif_files
+from .logos import write_logos
 from .motifs import collect_sites, merge_sites, site_windows
+from .naming import DEFAULT_COLLECTION, load_jaspar_collection, name_motifs, write_tomtom
 
 
 @torch.no_grad()
@@ -97,12 +101,8 @@ def export_run_motifs(
     device: str | None = None,
 ) -> dict:
     """Export the motifs of run directory ``run``; returns the ``motifs.json`` summary."""
-    from ..train.loading import load_run
-    from .logos import write_logos
-    from .naming import DEFAULT_COLLECTION, load_jaspar_collection, name_motifs, write_tomtom
-
     run = Path(run)
-    out = Path(out) if out is not None else run / "motifs"
+    out = Path(out) if out is not None else motifs_dir(run)
     config, task, model, torch_device = load_run(run, device=device)
     windows, _, background = channel_site_windows(
         model, task, split, batch_size=int(config["train"]["eval_batch_size"]), device=torch_device

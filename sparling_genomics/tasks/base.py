@@ -5,7 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
+import numpy as np
 import torch
 
 from ..errors import ConfigError
@@ -57,7 +59,7 @@ class Task(ABC):
 
     name: str = ""
     symbols: list[str] = []
-    #: The end-to-end metric (a key of ``evaluate()['e2e']``, higher is better) that drives
+    #: The end-to-end metric (a key of ``Evaluation.e2e``, higher is better) that drives
     #: annealing and picks the final weights.
     accuracy_metric: str = "exact_match"
     #: How CE matches channels to symbols: "one_to_one" (Hungarian; DigitCircle, planted) or
@@ -65,6 +67,12 @@ class Task(ABC):
     ce_matching: str = "one_to_one"
     #: DNA tasks: motifs can be exported as PWMs/logos, named against JASPAR and scanned.
     exports_motifs: bool = False
+    #: How ``evaluate.evaluation`` scores the end-to-end output: "sequence" (output strings
+    #: from :meth:`decode`: exact match, edit error) or "sites" (per-position class
+    #: probabilities from :meth:`site_probabilities`, scored per class of :attr:`classes`).
+    scoring: Literal["sequence", "sites"] = "sequence"
+    #: "sites" scoring: the class names, index 0 the background ("no site") class.
+    classes: list[str] = []
 
     def __init__(self, config: dict, seed: int) -> None:
         self.config = config
@@ -105,34 +113,14 @@ class Task(ABC):
 
     @abstractmethod
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:
-        """Predicted output strings (lists of symbol indices)."""
+        """"sequence" scoring: predicted output strings (lists of symbol indices)."""
 
-    def evaluate(
-        self,
-        model: SparlingModel,
-        split: str,
-        *,
-        batch_size: int,
-        device: torch.device,
-        motif_metrics: bool = True,
-        perturbation: bool = False,
-    ) -> dict:
-        """Metrics on ``split``: ``{'e2e': {...}, 'measured_density', 'samples', 'motif'?}``.
-
-        The default decodes output strings (exact match, edit error) and, where the task
-        knows its motifs, scores the motif layer (FNE/FPE/CE).
-        """
-        from ..evaluate.evaluation import evaluate_model
-
-        return evaluate_model(
-            model,
-            self,
-            split,
-            batch_size=batch_size,
-            device=device,
-            motif_metrics=motif_metrics,
-            perturbation=perturbation,
-        )
+    def site_probabilities(
+        self, outputs: dict[str, torch.Tensor], batch: Batch
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """"sites" scoring: per-position class probabilities ``(positions, classes)`` and
+        labels ``(positions,)`` (-1: unlabelled) of a batch, on the CPU."""
+        raise NotImplementedError(f"task {self.name!r} is not scored per position")
 
     def swappable_symbols(self) -> list[int]:
         """Symbols a perturbation-consistency test may swap (none: the test is not run)."""

@@ -20,7 +20,6 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ConfigError
-from ..evaluate.site_metrics import site_metrics
 from ..genome.dataset import SiteDataset
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
@@ -33,6 +32,7 @@ class SplicingTask(Task):
     name = "splicing"
     exports_motifs = True
     accuracy_metric = "mean_topk"
+    scoring = "sites"
 
     def __init__(self, config: dict, seed: int) -> None:
         super().__init__(config, seed)
@@ -112,37 +112,11 @@ class SplicingTask(Task):
         return F.cross_entropy(outputs["logits"], y, ignore_index=-1)
 
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:
-        raise NotImplementedError("the splicing task is scored per position; see evaluate()")
+        raise NotImplementedError("the splicing task is scored per position (site_probabilities)")
 
-    @torch.no_grad()
-    def evaluate(
-        self, model, split: str, *, batch_size: int, device: torch.device, motif_metrics=True
-    ) -> dict:
-        was_training = model.training
-        model.eval()
-        probs, labels = [], []
-        active = positions = windows = 0
-        try:
-            for batch in self.eval_batches(split, batch_size):
-                outputs = model(batch.x.to(device))
-                p = torch.softmax(outputs["logits"].float(), dim=1)
-                probs.append(p.permute(0, 2, 1).reshape(-1, p.shape[1]).cpu().numpy())
-                labels.append(batch.y.reshape(-1).numpy())
-                motifs = outputs["motifs"]
-                if model.sparse is not None:
-                    active += int((motifs > 0).sum())
-                    positions += motifs.numel()
-                windows += len(batch)
-        finally:
-            model.train(was_training)
-        sites = site_metrics(np.concatenate(probs), np.concatenate(labels), self.classes)
-        e2e = {"mean_topk": sites["mean_topk"]}
-        for name in self.symbols:
-            e2e[f"{name}_topk"] = sites[name]["topk"]
-            e2e[f"{name}_pr_auc"] = sites[name]["pr_auc"]
-        return {
-            "e2e": e2e,
-            "sites": sites,
-            "measured_density": active / positions if positions else None,
-            "samples": windows,
-        }
+    def site_probabilities(
+        self, outputs: dict[str, torch.Tensor], batch: Batch
+    ) -> tuple[np.ndarray, np.ndarray]:
+        p = torch.softmax(outputs["logits"].float(), dim=1)
+        probs = p.permute(0, 2, 1).reshape(-1, p.shape[1]).cpu().numpy()
+        return probs, batch.y.reshape(-1).numpy()

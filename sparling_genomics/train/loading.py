@@ -1,14 +1,18 @@
-"""Load a finished run: its saved config, task and model with the final weights."""
+"""A finished run: load its saved config, task and model with the final weights; score it (the
+``evaluate`` verb); bring an older run's perturbation score up to the current rule."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..errors import CheckpointError, RunDirectoryError
+from ..config import merge
+from ..errors import CheckpointError
+from ..evaluate.evaluation import score_model
+from ..rundir import config_path, require_finished, write_metrics
 from ..tasks import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
+from .trainer import _saved_config
 
 
 def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None):
@@ -16,16 +20,9 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
 
     ``overrides`` are merged over the saved config (e.g. another dataset to score on).
     """
-    from ..config import merge
-    from .trainer import _saved_config
-
     run = Path(run)
-    if not (run / "config.yaml").is_file():
-        raise RunDirectoryError(f"{run}: not a run directory (no config.yaml)")
-    final = run / "checkpoints" / "final.pt"
-    if not final.is_file():
-        raise RunDirectoryError(f"{run}: has no checkpoints/final.pt (training not finished?)")
-    config = _saved_config(run / "config.yaml")
+    final = require_finished(run)
+    config = _saved_config(config_path(run))
     for override in overrides or []:
         config = merge(config, override)
     torch_device = pick_device(device or config.get("device", "auto"))
@@ -42,13 +39,44 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     return config, task, model, torch_device
 
 
-def read_run_json(path: Path, what: str) -> dict:
-    """A JSON file of a run (metrics, motifs, scan summary); a missing or torn file is a
-    one-line :class:`RunDirectoryError` saying what should have written it."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise RunDirectoryError(f"{path}: missing ({what})") from None
-    except json.JSONDecodeError as exc:
-        raise RunDirectoryError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+def evaluate_run(
+    run: Path, *, split: str = "test", dataset: Path | None = None, device: str | None = None
+) -> dict:
+    """Metrics of run ``run``'s final weights on ``split`` (of ``dataset`` if given), as the
+    ``evaluate`` verb writes them."""
+    overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
+    config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
+    batch_size = int(config["train"]["eval_batch_size"])
+    result = score_model(model, task, split, batch_size=batch_size, device=torch_device)
+    return {
+        "run": str(run),
+        "task": config["task"],
+        "split": split,
+        "dataset": config.get("data", {}).get("dataset"),
+        "density": model.density,
+        **result.to_json(),
+    }
+
+
+def perturbation_is_stale(metrics: dict) -> bool:
+    """Whether a run's ``metrics.json`` scored perturbation consistency under the rule before
+    2026-11-30 (only the cell's winning channel moved; no ``consistency_single_channel``)."""
+    block = metrics.get("perturbation")
+    return isinstance(block, dict) and "consistency_single_channel" not in block
+
+
+def rescore_perturbation(run: Path, metrics: dict) -> dict:
+    """``metrics`` with its test-split perturbation block recomputed from the run's final
+    weights under the current rule (``evaluate.perturbation``); written back atomically.
+
+    The picks are seeded as before, so ``consistency_single_channel`` reproduces the old
+    figure; the old block is kept under ``perturbation_before_rescore``."""
+    config, task, model, torch_device = load_run(run)
+    batch_size = int(config["train"]["eval_batch_size"])
+    result = score_model(model, task, "test", batch_size=batch_size, device=torch_device)
+    metrics = dict(metrics)
+    metrics["perturbation_before_rescore"] = metrics.get("perturbation")
+    metrics["perturbation"] = result.perturbation
+    write_metrics(run, metrics)
+    return metrics
+

@@ -16,7 +16,7 @@ a new one, at most ``plateau_max_restarts`` times. Why: whether a DigitCircle ru
 dense-phase plateau is down to chance; one seed in three sat on it for 200k samples
 (``docs/paper-domains.md``). A restart keeps the batch stream, budget and clock going.
 
-The run directory (``shared/notes/architecture.md``)::
+The run directory (``rundir``)::
 
     RUN/config.yaml  RUN/train_log.jsonl  RUN/checkpoints/{last,final}.pt  RUN/metrics.json
 
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import math
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -38,18 +37,25 @@ from pathlib import Path
 import torch
 
 from ..config import dump_yaml, load_yaml, resolve_config
-from ..errors import ConfigError, RunDirectoryError
-from ..evaluate.run import score_model
-from ..io import write_json_atomic, write_text_atomic
+from ..errors import CheckpointError, ConfigError, RunDirectoryError
+from ..evaluate.evaluation import evaluate_model, score_model
+from ..rundir import (
+    FINAL_CHECKPOINT,
+    LAST_CHECKPOINT,
+    METRICS_NAME,
+    append_log,
+    checkpoint_path,
+    config_path,
+    create_run_directory,
+    metrics_path,
+    truncate_log,
+    write_metrics,
+)
 from ..sparsity.annealing import SparsityAnnealer
 from ..sparsity.layer import check_density
 from ..tasks import task_class
 from .checkpoint import load_checkpoint, save_checkpoint
 from .device import pick_device
-
-LOG_NAME = "train_log.jsonl"
-# Log fields that depend on the clock rather than on the computation.
-TIMING_FIELDS = ("elapsed",)
 
 
 def resolve_stop_density(config: dict, true_density: float | None) -> float:
@@ -67,10 +73,10 @@ def prepare_run_directory(out: Path, *, resume: bool) -> None:
     """Refuse to overwrite a run; check a run to resume has what it needs."""
     out = Path(out)
     if resume:
-        if not (out / "checkpoints" / "last.pt").is_file():
+        if not checkpoint_path(out, LAST_CHECKPOINT).is_file():
             raise RunDirectoryError(f"{out}: nothing to resume (no checkpoints/last.pt)")
-        if (out / "metrics.json").is_file():
-            raise RunDirectoryError(f"{out}: this run has finished already (metrics.json exists)")
+        if metrics_path(out).is_file():
+            raise RunDirectoryError(f"{out}: this run has finished already ({METRICS_NAME} exists)")
         return
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise RunDirectoryError(
@@ -185,8 +191,8 @@ class Trainer:
             "accepted_model": self.accepted_state,
         }
 
-    def save(self, name: str = "last.pt") -> None:
-        save_checkpoint(self.out / "checkpoints" / name, self.checkpoint_payload())
+    def save(self, name: str = LAST_CHECKPOINT) -> None:
+        save_checkpoint(checkpoint_path(self.out, name), self.checkpoint_payload())
 
     def restore(self, path: Path) -> None:
         payload = load_checkpoint(path, map_location=self.device)
@@ -199,8 +205,6 @@ class Trainer:
             self.best_state = payload.get("best_model")
             self.accepted_state = payload.get("accepted_model")
         except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-            from ..errors import CheckpointError
-
             raise CheckpointError(
                 f"{path}: checkpoint does not fit this model ({exc})"[:300]
             ) from None
@@ -208,31 +212,19 @@ class Trainer:
 
     # -- the loop ------------------------------------------------------------------------
     def _log(self, record: dict) -> None:
-        with open(self.out / LOG_NAME, "a") as handle:
-            handle.write(json.dumps(record) + "\n")
+        append_log(self.out, record)
 
     def _truncate_log(self) -> None:
         """Drop log lines written after the checkpoint we resume from."""
-        path = self.out / LOG_NAME
-        if not path.exists():
-            return
-        keep = []
-        for line in path.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                break  # a line cut by the kill
-            if record.get("samples", 0) > self.state["samples"]:
-                break
-            keep.append(line)
-        write_text_atomic(path, "".join(line + "\n" for line in keep))
+        truncate_log(self.out, self.state["samples"])
 
     def _evaluate_and_anneal(self) -> dict:
         t = self.config["train"]
         torch.set_num_threads(self.eval_threads)
         try:
-            result = self.task.evaluate(
+            result = evaluate_model(
                 self.model,
+                self.task,
                 "val",
                 batch_size=int(t["eval_batch_size"]),
                 device=self.device,
@@ -242,7 +234,7 @@ class Trainer:
             )
         finally:
             torch.set_num_threads(self.train_threads)
-        accuracy = result["e2e"][self.task.accuracy_metric]
+        accuracy = result.e2e[self.task.accuracy_metric]
         accuracy = 0.0 if accuracy is None else float(accuracy)
         s = self.state
         record = {
@@ -250,13 +242,13 @@ class Trainer:
             "samples": s["samples"],
             "phase": s["phase"],
             "loss": s["loss_sum"] / max(1, s["loss_count"]),
-            **{f"val_{k}": v for k, v in result["e2e"].items()},
+            **{f"val_{k}": v for k, v in result.e2e.items()},
             "density": self.model.density,
-            "val_density": result["measured_density"],
+            "val_density": result.measured_density,
         }
         for key in ("fne", "fpe", "ce"):
-            if key in result.get("motif", {}):
-                record[f"val_{key}"] = result["motif"][key]
+            if key in (result.motif or {}):
+                record[f"val_{key}"] = result.motif[key]
         s["init_best"] = max(s["init_best"], accuracy)
         if self._on_plateau():
             # An initialisation that never learnt the dense task (a DigitCircle seed sat at
@@ -388,12 +380,12 @@ class Trainer:
             self.model.load_state_dict(self.best_state)
         elif self.state["phase"] == "anneal" and self.accepted_state is not None:
             self.model.load_state_dict(self.accepted_state)
-        self.save("last.pt")
-        self.save("final.pt")
+        self.save(LAST_CHECKPOINT)
+        self.save(FINAL_CHECKPOINT)
         t = self.config["train"]
         torch.set_num_threads(self.eval_threads)
         result = score_model(
-            self.task, self.model, "test", batch_size=int(t["eval_batch_size"]), device=self.device
+            self.model, self.task, "test", batch_size=int(t["eval_batch_size"]), device=self.device
         )
         true_density = self.task.true_density()
         density = self.model.density
@@ -401,12 +393,12 @@ class Trainer:
             "task": self.config["task"],
             "preset": self.config.get("preset"),
             "seed": int(self.config["seed"]),
-            "e2e": result["e2e"],
-            "sites": result.get("sites"),
-            "motif": result.get("motif"),
-            "perturbation": result.get("perturbation"),
+            "e2e": result.e2e,
+            "sites": result.sites,
+            "motif": result.motif,
+            "perturbation": result.perturbation,
             "density": density,
-            "measured_density": result["measured_density"],
+            "measured_density": result.measured_density,
             "true_density": true_density,
             "density_ratio": (density / true_density) if density and true_density else None,
             "samples_seen": self.state["samples"],
@@ -421,9 +413,9 @@ class Trainer:
             },
             "stopped_by": stopped_by,
             "device": str(self.device),
-            "test_samples": result["samples"],
+            "test_samples": result.samples,
         }
-        write_json_atomic(self.out / "metrics.json", _finite(metrics))
+        write_metrics(self.out, _finite(metrics))
         return metrics
 
 
@@ -519,13 +511,11 @@ def train(config: dict, out: Path, *, resume: bool = False, progress: bool = Tru
     out = Path(out)
     prepare_run_directory(out, resume=resume)
     if resume:
-        config = _saved_config(out / "config.yaml")
+        config = _saved_config(config_path(out))
         trainer = Trainer(config, out, progress=progress)
-        trainer.restore(out / "checkpoints" / "last.pt")
+        trainer.restore(checkpoint_path(out, LAST_CHECKPOINT))
         trainer._truncate_log()
         return trainer.run()
     trainer = Trainer(config, out, progress=progress)  # fails before anything is written
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "checkpoints").mkdir(exist_ok=True)
-    write_text_atomic(out / "config.yaml", dump_yaml(config))
+    create_run_directory(out, dump_yaml(config))
     return trainer.run()

@@ -10,8 +10,9 @@ import torch
 
 from sparling_genomics.config import resolve_config
 from sparling_genomics.errors import CheckpointError, ConfigError, RunDirectoryError
+from sparling_genomics.rundir import TIMING_FIELDS
 from sparling_genomics.train.checkpoint import load_checkpoint
-from sparling_genomics.train.trainer import TIMING_FIELDS, BatchPrefetcher, train
+from sparling_genomics.train.trainer import BatchPrefetcher, train
 
 from ..conftest import REPO
 

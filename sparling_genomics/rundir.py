@@ -1,0 +1,143 @@
+"""The run directory: its fixed file names, and reading and writing each of its files.
+
+A training run lives in one folder::
+
+    RUN/config.yaml          the resolved config (every default written out)
+    RUN/train_log.jsonl      one JSON record per evaluation
+    RUN/checkpoints/last.pt  the latest state (what ``--resume`` continues from)
+    RUN/checkpoints/final.pt the weights the run keeps
+    RUN/metrics.json         test metrics, written when training finishes
+    RUN/motifs/              ``export``'s motifs (``motifs.json``, ``motifs.meme``, logos)
+
+Every module that reads or writes one of these goes through the names here. This module sits
+at the bottom of the package (beside ``io`` and ``errors``): it knows files, not tasks or
+models; checkpoint contents are ``train.checkpoint``'s.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .errors import RunDirectoryError
+from .io import write_json_atomic, write_text_atomic
+
+CONFIG_NAME = "config.yaml"
+LOG_NAME = "train_log.jsonl"
+METRICS_NAME = "metrics.json"
+CHECKPOINT_DIR = "checkpoints"
+LAST_CHECKPOINT = "last.pt"
+FINAL_CHECKPOINT = "final.pt"
+MOTIFS_DIR = "motifs"
+MOTIFS_SUMMARY = "motifs.json"
+MOTIFS_MEME = "motifs.meme"
+SCAN_SUMMARY = "scan.json"
+# Log fields that depend on the clock rather than on the computation.
+TIMING_FIELDS = ("elapsed",)
+
+
+def config_path(run: Path) -> Path:
+    """``RUN/config.yaml``."""
+    return Path(run) / CONFIG_NAME
+
+
+def log_path(run: Path) -> Path:
+    """``RUN/train_log.jsonl``."""
+    return Path(run) / LOG_NAME
+
+
+def metrics_path(run: Path) -> Path:
+    """``RUN/metrics.json``."""
+    return Path(run) / METRICS_NAME
+
+
+def checkpoint_path(run: Path, name: str = LAST_CHECKPOINT) -> Path:
+    """``RUN/checkpoints/NAME`` (``last.pt`` unless named)."""
+    return Path(run) / CHECKPOINT_DIR / name
+
+
+def motifs_dir(run: Path) -> Path:
+    """``RUN/motifs``: where ``export`` writes a run's motifs by default."""
+    return Path(run) / MOTIFS_DIR
+
+
+def create_run_directory(run: Path, config_text: str) -> None:
+    """Make ``RUN`` and ``RUN/checkpoints`` and write the resolved config's text."""
+    run = Path(run)
+    run.mkdir(parents=True, exist_ok=True)
+    (run / CHECKPOINT_DIR).mkdir(exist_ok=True)
+    write_text_atomic(config_path(run), config_text)
+
+
+def require_finished(run: Path) -> Path:
+    """``RUN/checkpoints/final.pt`` of a finished run; a one-line :class:`RunDirectoryError`
+    when ``run`` has no config (not a run) or no final checkpoint (not finished)."""
+    run = Path(run)
+    if not config_path(run).is_file():
+        raise RunDirectoryError(f"{run}: not a run directory (no {CONFIG_NAME})")
+    final = checkpoint_path(run, FINAL_CHECKPOINT)
+    if not final.is_file():
+        raise RunDirectoryError(
+            f"{run}: has no {CHECKPOINT_DIR}/{FINAL_CHECKPOINT} (training not finished?)"
+        )
+    return final
+
+
+def read_run_json(path: Path, what: str) -> dict:
+    """A JSON file of a run (metrics, motifs, scan summary); a missing or torn file is a
+    one-line :class:`RunDirectoryError` saying what should have written it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunDirectoryError(f"{path}: missing ({what})") from None
+    except json.JSONDecodeError as exc:
+        raise RunDirectoryError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+
+
+def read_metrics(run: Path, what: str = "written when training finishes") -> dict:
+    """``RUN/metrics.json`` (see :func:`read_run_json` for the errors)."""
+    return read_run_json(metrics_path(run), what)
+
+
+def write_metrics(run: Path, metrics: dict) -> None:
+    """Write ``RUN/metrics.json`` atomically."""
+    write_json_atomic(metrics_path(run), metrics)
+
+
+def append_log(run: Path, record: dict) -> None:
+    """Append one record to ``RUN/train_log.jsonl``."""
+    with open(log_path(run), "a") as handle:
+        handle.write(json.dumps(record) + "\n")
+
+
+def read_log(run: Path) -> list[dict]:
+    """Records of ``RUN/train_log.jsonl`` (a torn last line, from a kill, is skipped)."""
+    path = log_path(run)
+    if not path.is_file():
+        raise RunDirectoryError(f"{path.parent}: no {LOG_NAME} (not a finished run?)")
+    records = []
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def truncate_log(run: Path, samples: int) -> None:
+    """Drop the log lines written after ``samples`` (those after the checkpoint a resumed run
+    continues from) and a torn last line."""
+    path = log_path(run)
+    if not path.exists():
+        return
+    keep = []
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            break  # a line cut by the kill
+        if record.get("samples", 0) > samples:
+            break
+        keep.append(line)
+    write_text_atomic(path, "".join(line + "\n" for line in keep))
