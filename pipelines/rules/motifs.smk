@@ -66,6 +66,9 @@ rule report:
         args=report_args,
     log:
         job_path("report.log", root=LOGS),
+    threads: 1
+    resources:
+        mem_mb=4000,
     conda:
         "../envs/sparling-genomics.yaml"
     shell:

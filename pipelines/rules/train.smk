@@ -43,6 +43,7 @@ rule compare:
         args=compare_args,
     log:
         job_path("compare.log", root=LOGS),
+    threads: 1
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
