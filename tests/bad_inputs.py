@@ -449,7 +449,7 @@ def markdown(rows: list[tuple[Case, Outcome]]) -> str:
         "corpus loader (`sparling_genomics/domains/spoken_digits.py`). Unexpected",
         "failures exit 1 with one line; `sparling-genomics --debug ...` shows the traceback.",
         "The pipeline checks the same files (and its config against",
-        "`pipelines/schema/config.schema.yaml`) before any job starts.",
+        "`pipelines/schemas/config.schema.yaml`) before any job starts.",
         "",
     ]
     groups: dict[str, list[str]] = {}

@@ -1,13 +1,105 @@
-# Shared by the workflow: the config turned into jobs, paths, and the pre-flight checks.
+# The functions the rule files share (those files hold only rules), in four parts -- the
+# paths of every job, the config turned into runs (with the pre-flight checks), the rules'
+# inputs and arguments, the targets.
 import shlex
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
+# The three folders a job writes to: its outputs, its logs, its timings (Snakemake `benchmark:`).
 OUT = Path(config["outdir"])
+LOGS = Path("logs")
+BENCHMARKS = Path("benchmarks")
 # The command, run by the Python that runs Snakemake (so no PATH set-up is needed).
 SG = f"{shlex.quote(sys.executable)} -m sparling_genomics.cli"
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths: the only place a folder layout is spelled. Rules build their outputs, logs and
+# benchmarks with these; inputs name the upstream rule's output (`rules.X.output.Y`).
+
+
+def genome_path(*parts, root=OUT, genome="{genome}"):
+    """<root>/<genome>/<parts>: a file made once per genome (the dataset, its log)."""
+    return str(Path(root, genome, *parts))
+
+
+def job_path(*parts, root=OUT, run="{run}", seed="{seed}"):
+    """<root>/<run path>/seed<S>/<parts>: a file of one job (one run, one seed).
+
+    `root` is OUT (results), LOGS or BENCHMARKS; `run` is a run's `path` (`<genome>/<name>`,
+    or `<name>` for a task without a genome); both default to the rules' wildcards.
+    """
+    return str(Path(root, run, f"seed{seed}", *parts))
+
+
+def fill(pattern, wildcards, **values):
+    """The path of `pattern` (another rule's output) for this job's wildcards (+ `values`)."""
+    return expand(pattern, **{**dict(wildcards.items()), **values})[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs: a run is (task, genome or none, preset, seeds, options). `runs:` entries and the
+# `planted:` target both become one; every rule reads what differs from the run.
+
+
+@dataclass(frozen=True)
+class Run:
+    """One model setting, trained once per seed; the rules' `{run}` wildcard is its `path`."""
+
+    name: str
+    task: str
+    genome: str | None  # None: the task makes its own data (no dataset, nothing to scan)
+    preset: str
+    seeds: tuple[int, ...]
+    threads: int
+    title: str  # report title, "{seed}" filled in per job
+    baseline: bool = False  # also train the non-sparse baseline
+    scan: bool = False  # scan the genome for motif sites
+    # `export` names motifs against config["jaspar"] (False: the release the task planted from)
+    jaspar: bool = False
+    sets: dict = field(default_factory=dict)  # model folder -> `train --set` overrides
+    runtime: dict = field(default_factory=dict)  # model folder -> minutes a cluster allows
+
+    @property
+    def path(self):
+        return f"{self.genome}/{self.name}" if self.genome else self.name
+
+    @property
+    def models(self):
+        """Model folders of a job: the Sparling model, and the baseline if asked for."""
+        return ("sparling", "baseline") if self.baseline else ("sparling",)
+
+
+def _genome_run(name, run):
+    """A `runs:` entry: a task on a genome's dataset, within a wall-clock budget."""
+    sets, runtime = {}, {}
+    for model, minutes in (("sparling", run["train_minutes"]),
+                           ("baseline", run["baseline_minutes"])):  # fmt: skip
+        sets[model] = (f"model.motif_channels={run['motifs']}",
+                       f"train.max_seconds={60 * minutes}",
+                       f"train.threads={run['threads']}", *run["set"])  # fmt: skip
+        runtime[model] = int(minutes) + 15
+    return Run(name=name, task=run["task"], genome=run["genome"], preset=run["preset"],
+               seeds=tuple(run["seeds"]), threads=run["threads"],
+               title=f"{name} on {run['genome']}, seed {{seed}}", baseline=run["baseline"],
+               scan=run["scan"], jaspar=True, sets=sets, runtime=runtime)  # fmt: skip
+
+
+def _planted_run(planted):
+    """The `planted:` target: the planted-motif task at its preset's settings (known truth)."""
+    return Run(name="planted", task="planted", genome=None, preset=planted["preset"],
+               seeds=tuple(planted["seeds"]), threads=planted["threads"],
+               title="Planted motifs, seed {seed}")  # fmt: skip
+
+
+def _runs():
+    runs = [_genome_run(name, run) for name, run in config["runs"].items()]
+    if config["planted"]["enabled"]:
+        runs.append(_planted_run(config["planted"]))
+    return {run.path: run for run in runs}
 
 
 def _check_config():
@@ -37,22 +129,15 @@ def _check_config():
 
 
 _check_config()
-
-
-# One job set per (run, seed): results/<genome>/<run>/seed<S>/...
-JOBS = [
-    (name, run["genome"], seed)
-    for name, run in config["runs"].items()
-    for seed in run["seeds"]
-]
-
-
-def job_dir(name, genome, seed):
-    return OUT / genome / name / f"seed{seed}"
+RUNS = _runs()
 
 
 def run_of(wildcards):
-    return config["runs"][wildcards.run]
+    return RUNS[wildcards.run]
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs and arguments of the rules, from the run's properties.
 
 
 def genome_source_args(wildcards):
@@ -80,50 +165,75 @@ def genome_fasta(genome):
     return str(load_reference(g["reference"]).fasta)
 
 
-def train_args(wildcards, baseline=False):
+def train_inputs(wildcards):
+    """The genome's dataset; nothing for a task that makes its own data."""
+    genome = run_of(wildcards).genome
+    return {"dataset": fill(rules.dataset.output.h5, wildcards, genome=genome)} if genome else {}
+
+
+def train_args(wildcards, input):
     run = run_of(wildcards)
-    minutes = run["baseline_minutes"] if baseline else run["train_minutes"]
-    sets = [f"model.motif_channels={run['motifs']}", f"train.max_seconds={60 * minutes}",
-            f"train.threads={run['threads']}", *run["set"]]
-    args = ["--task", run["task"], "--preset", run["preset"], "--seed", wildcards.seed]
-    for s in sets:
+    args = ["--task", run.task, "--preset", run.preset, "--seed", wildcards.seed]
+    for s in run.sets.get(wildcards.model, ()):
         args += ["--set", s]
-    if baseline:
+    if wildcards.model == "baseline":
         args.append("--baseline")
+    if "dataset" in input.keys():
+        args += ["--dataset", input.dataset]
     return shlex.join(args)
 
 
-def jaspar_args():
+def train_runtime(wildcards):
+    """Minutes a cluster should allow (budget + 15); None: the profile's default."""
+    return run_of(wildcards).runtime.get(wildcards.model)
+
+
+def compare_inputs(wildcards):
+    return {model: fill(rules.train.output.metrics, wildcards, model=model)
+            for model in run_of(wildcards).models}  # fmt: skip
+
+
+def compare_args(wildcards, input):
+    """The job's models: `--model SPARLING [--baseline BASELINE]` (their run folders)."""
+    args = ["--model", str(Path(input.sparling).parent)]
+    if "baseline" in input.keys():
+        args += ["--baseline", str(Path(input.baseline).parent)]
+    return shlex.join(args)
+
+
+def export_args(wildcards):
+    """Name motifs against the config's JASPAR collection, or (planted) the planted release."""
+    if not run_of(wildcards).jaspar:
+        return ""
     j = config["jaspar"]
     return shlex.join(["--jaspar-release", j["release"], "--jaspar-collection", j["collection"],
-                       "--jaspar-tax-group", j["tax_group"]])
+                       "--jaspar-tax-group", j["tax_group"]])  # fmt: skip
+
+
+def report_inputs(wildcards):
+    run = run_of(wildcards)
+    out = {
+        "metrics": fill(rules.compare.output.metrics, wildcards),
+        "motifs": fill(rules.export.output.summary, wildcards),
+    }
+    if run.scan:
+        out["scan"] = fill(rules.scan.output.summary, wildcards)
+    if run.baseline:
+        out["baseline"] = fill(rules.train.output.metrics, wildcards, model="baseline")
+    return out
+
+
+def report_args(wildcards, input):
+    args = ["--model", str(Path(input.motifs).parents[1])]
+    if "scan" in input.keys():
+        args += ["--scan", str(Path(input.scan).parent)]
+    if "baseline" in input.keys():
+        args += ["--baseline", str(Path(input.baseline).parent)]
+    args += ["--title", run_of(wildcards).title.format(seed=wildcards.seed)]
+    return shlex.join(args)
 
 
 def job_targets():
-    out = []
-    if config["planted"]["enabled"]:
-        out += [str(OUT / "planted" / f"seed{s}" / "report.html") for s in config["planted"]["seeds"]]
-    for name, genome, seed in JOBS:
-        d = job_dir(name, genome, seed)
-        out += [d / "report.html", d / "metrics.json", d / "sparling" / "motifs" / "motifs.json"]
-        if config["runs"][name]["scan"]:
-            out.append(d / "sparling" / "tracks" / "scan.json")
-    return [str(p) for p in out]
-
-
-def compare_inputs(wc):
-    d = OUT / wc.genome / wc.run / f"seed{wc.seed}"
-    out = {"sparling": d / "sparling" / "metrics.json"}
-    if config["runs"][wc.run]["baseline"]:
-        out["baseline"] = d / "baseline" / "metrics.json"
-    return out
-
-
-def report_inputs(wc):
-    d = OUT / wc.genome / wc.run / f"seed{wc.seed}"
-    out = {"metrics": d / "metrics.json", "motifs": d / "sparling" / "motifs" / "motifs.json"}
-    if config["runs"][wc.run]["scan"]:
-        out["scan"] = d / "sparling" / "tracks" / "scan.json"
-    if config["runs"][wc.run]["baseline"]:
-        out["baseline"] = d / "baseline" / "metrics.json"
-    return out
+    """Every job's report (it needs every other output of its job)."""
+    return [path for run in RUNS.values()
+            for path in expand(rules.report.output.html, run=run.path, seed=run.seeds)]  # fmt: skip

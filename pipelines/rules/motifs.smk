@@ -1,71 +1,75 @@
-# Trained model -> motifs (PWM files, logos, JASPAR names) -> genome-wide sites -> report.
+# A job's trained Sparling model -> motifs (PWM files, logos, JASPAR names) -> genome-wide
+# sites (runs with a genome and `scan`) -> one HTML report.
 
 
 rule export:
+    """Motifs of the Sparling model: MEME/JASPAR/TRANSFAC/HOMER, logos, Tomtom names."""
     input:
-        metrics=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "metrics.json",
+        metrics=lambda wc: fill(rules.train.output.metrics, wc, model="sparling"),
     output:
-        summary=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "motifs.json",
-        meme=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "motifs.meme",
-        tomtom=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "tomtom.tsv",
+        summary=job_path("sparling", "motifs", "motifs.json"),
+        meme=job_path("sparling", "motifs", "motifs.meme"),
+        tomtom=job_path("sparling", "motifs", "tomtom.tsv"),
     params:
         sg=SG,
-        run=lambda wc, input: Path(input.metrics).parent,
-        jaspar=jaspar_args(),
+        model=lambda wc, input: Path(input.metrics).parent,
+        jaspar=export_args,
     log:
-        "logs/{genome}/{run}/seed{seed}/export.log",
+        job_path("export.log", root=LOGS),
     benchmark:
-        "benchmarks/{genome}/{run}/seed{seed}/export.tsv"
+        job_path("export.tsv", root=BENCHMARKS)
     threads: 2
+    resources:
+        mem_mb=4000,
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
-        "{params.sg} export --model {params.run} {params.jaspar} > {log} 2>&1"
+        "{params.sg} export --model {params.model} {params.jaspar} > {log} 2>&1"
 
 
 rule scan:
+    """Motif sites genome-wide: BED9 (+ .track), bigBed, one activation bigWig per motif."""
     input:
-        summary=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "motifs" / "motifs.json",
+        summary=rules.export.output.summary,
     output:
-        bed=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "tracks" / "motif_sites.bed",
-        bigbed=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "tracks" / "motif_sites.bb",
-        summary=OUT / "{genome}" / "{run}" / "seed{seed}" / "sparling" / "tracks" / "scan.json",
+        bed=job_path("sparling", "tracks", "motif_sites.bed"),
+        bigbed=job_path("sparling", "tracks", "motif_sites.bb"),
+        summary=job_path("sparling", "tracks", "scan.json"),
     params:
         sg=SG,
-        run=lambda wc, input: Path(input.summary).parents[1],
-        fasta=lambda wc: genome_fasta(wc.genome),
+        model=lambda wc, input: Path(input.summary).parents[1],
+        fasta=lambda wc: genome_fasta(run_of(wc).genome),
         out=lambda wc, output: Path(output.summary).parent,
     log:
-        "logs/{genome}/{run}/seed{seed}/scan.log",
+        job_path("scan.log", root=LOGS),
     benchmark:
-        "benchmarks/{genome}/{run}/seed{seed}/scan.tsv"
+        job_path("scan.tsv", root=BENCHMARKS)
     threads: 2
     resources:
         gpu=1,
+        mem_mb=8000,
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.run} --fasta {params.fasta} "
-        "--out {params.out} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} "
+        "--fasta {params.fasta} --out {params.out} > {log} 2>&1"
 
 
 rule report:
+    """One self-contained HTML page: metrics, annealing figures, motifs, names, tracks."""
     input:
         unpack(report_inputs),
     output:
-        OUT / "{genome}" / "{run}" / "seed{seed}" / "report.html",
+        html=job_path("report.html"),
     params:
         sg=SG,
-        run=lambda wc, input: Path(input.motifs).parents[1],
-        extra=lambda wc, input: " ".join(
-            ([f"--scan {Path(input.scan).parent}"] if "scan" in input.keys() else [])
-            + ([f"--baseline {Path(input.baseline).parent}"] if "baseline" in input.keys() else [])
-        ),
-        title=lambda wc: f"{wc.run} on {wc.genome}, seed {wc.seed}",
+        args=report_args,
     log:
-        "logs/{genome}/{run}/seed{seed}/report.log",
+        job_path("report.log", root=LOGS),
+    threads: 1
+    resources:
+        mem_mb=4000,
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
-        "{params.sg} report --model {params.run} {params.extra} --title '{params.title}' "
-        "--out {output} > {log} 2>&1"
+        "{params.sg} report {params.args} --out {output.html} > {log} 2>&1"

@@ -10,10 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REPO, TINY_FASTA
 
 TINY_CONFIG = REPO / "pipelines" / "config" / "tiny.yaml"
+RULE_FILES = sorted((REPO / "pipelines" / "rules").glob("*.smk"))
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 pytestmark = pytest.mark.skipif(not SNAKEMAKE.exists(), reason="snakemake not installed")
@@ -32,15 +34,26 @@ def _job(workdir):
     return workdir / "results" / "tiny" / "splicing" / "seed0"
 
 
+def _job_counts(stdout):
+    """Rule -> jobs, from the dry run's "Job stats" table."""
+    table = stdout.split("Job stats:")[1].split("\n\n")[0].splitlines()[3:]
+    return {rule: int(count) for rule, count in map(str.split, table)}
+
+
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
+    """The tiny config run for real, with the planted target added (seconds more)."""
     workdir = tmp_path_factory.mktemp("workflow")
-    result = snakemake(workdir, "--cores", "2", "--configfile", TINY_CONFIG)
+    config = workdir / "tiny_planted.yaml"
+    planted = "planted: {enabled: true, preset: tiny, seeds: [0], threads: 1}\n"
+    config.write_text(TINY_CONFIG.read_text() + planted)
+    result = snakemake(workdir, "--cores", "2", "--configfile", config)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return workdir
+    return workdir, config
 
 
 def test_workflow_leaves_motifs_tracks_metrics_and_report(finished):
+    finished, _ = finished
     job = _job(finished)
     motifs = job / "sparling" / "motifs"
     for name in ("motifs.meme", "motifs.jaspar", "motifs.transfac", "motifs.homer",
@@ -63,8 +76,30 @@ def test_workflow_leaves_motifs_tracks_metrics_and_report(finished):
         assert list((finished / "logs").rglob(f"{rule}.log")), rule
 
 
+def test_planted_target_runs_through_the_same_rules(finished):
+    """The planted job has a splicing job's layout, trains without a dataset or baseline, and
+    names its motifs against the JASPAR release it planted from (not the config's)."""
+    finished, _ = finished
+    job = finished / "results" / "planted" / "seed0"
+    for path in ("report.html", "metrics.json", "sparling/config.yaml",
+                 "sparling/motifs/motifs.meme", "sparling/motifs/tomtom.tsv"):  # fmt: skip
+        assert (job / path).is_file(), path
+    assert not (job / "baseline").exists() and not (job / "sparling" / "tracks").exists()
+    metrics = json.loads((job / "metrics.json").read_text())
+    assert metrics["task"] == "planted" and "baseline" not in metrics
+    planted = yaml.safe_load((job / "sparling" / "config.yaml").read_text())["data"]
+    assert "dataset" not in planted
+    named = json.loads((job / "sparling" / "motifs" / "motifs.json").read_text())["jaspar"]
+    assert named["release"] == planted["jaspar_release"]
+    splicing = json.loads((_job(finished) / "sparling" / "motifs" / "motifs.json").read_text())
+    assert splicing["jaspar"]["release"] == "JASPAR2026" != planted["jaspar_release"]
+    for rule in ("train_sparling", "export", "compare", "report"):
+        assert (finished / "logs" / "planted" / "seed0" / f"{rule}.log").is_file(), rule
+
+
 def test_rerun_after_success_does_nothing(finished):
-    result = snakemake(finished, "--cores", "2", "--configfile", TINY_CONFIG)
+    finished, config = finished
+    result = snakemake(finished, "--cores", "2", "--configfile", config)
     assert result.returncode == 0
     assert "Nothing to be done" in result.stdout + result.stderr
 
@@ -79,9 +114,18 @@ def test_dry_run_and_lint_are_clean(tmp_path):
 def test_default_config_dry_run_plans_every_rule(tmp_path):
     result = snakemake(tmp_path, "-n", "--cores", "2")
     assert result.returncode == 0, result.stderr[-2000:]
-    for rule in ("dataset", "train_sparling", "train_baseline", "compare", "export", "scan",
-                 "report"):  # fmt: skip
-        assert rule in result.stdout
+    assert _job_counts(result.stdout) == {"dataset": 1, "train": 2, "compare": 1, "export": 1,
+                                          "scan": 1, "report": 1, "all": 1, "total": 8}  # fmt: skip
+
+
+def test_planted_config_file_extends_the_default(tmp_path):
+    """`--configfile pipelines/config/planted.yaml` (no genomes): the default job + planted."""
+    planted = REPO / "pipelines" / "config" / "planted.yaml"
+    result = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", planted)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "results/tair10-chr1/splicing/seed0/report.html" in result.stdout
+    assert "results/planted/seed0/report.html" in result.stdout
+    assert _job_counts(result.stdout)["train"] == 3
 
 
 def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
@@ -92,22 +136,40 @@ def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
         "preset: tiny, baseline: false, scan: false}}\n"
         "planted: {enabled: true, preset: tiny, seeds: [3]}\n"
     )
-    result = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", config)
+    result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", config)
     assert result.returncode == 0, result.stderr[-2000:]
-    counts = dict(
-        line.split()[:2] for line in result.stdout.splitlines()
-        if len(line.split()) == 2 and line.split()[1].isdigit()
-    )  # fmt: skip
-    assert counts["dataset"] == "2" and counts["train_sparling"] == "3"
-    assert counts["train_baseline"] == "2" and counts["scan"] == "2"
-    assert counts["train_planted"] == "1" and counts["report_planted"] == "1"
+    counts = _job_counts(result.stdout)
+    # train: a's 2 seeds x (Sparling, baseline) + b's Sparling + planted's Sparling
+    assert counts["dataset"] == 2 and counts["train"] == 6 and counts["scan"] == 2
+    assert counts["compare"] == counts["export"] == counts["report"] == 4
+    for job in ("tiny/a/seed0", "tiny/a/seed1", "tiny2/b/seed0", "planted/seed3"):
+        assert f"results/{job}/report.html" in result.stdout, job
+    commands = [line for line in result.stdout.splitlines() if "sparling_genomics.cli" in line]
+    planted = [c for c in commands if "results/planted/seed3/" in c]
+    train = [c for c in planted if " train " in c]
+    assert len(train) == 1 and "--task planted --preset tiny --seed 3" in train[0]
+    assert "--dataset" not in train[0] and "--baseline" not in train[0]
+    assert not any("--jaspar-release" in c for c in planted if " export " in c)
+    assert all("--jaspar-release JASPAR2026" in c for c in commands
+               if " export " in c and "results/planted/" not in c)  # fmt: skip
+
+
+def test_rule_files_spell_no_paths():
+    """Every output, log and benchmark path comes from the path helpers of common.smk."""
+    for smk in RULE_FILES:
+        text = smk.read_text()
+        for spelled in ("OUT /", '"logs/', '"benchmarks/', "seed{seed}", '"results/'):
+            assert spelled not in text or smk.name == "common.smk", (smk.name, spelled)
+    common = (REPO / "pipelines" / "rules" / "common.smk").read_text()
+    assert common.count('f"seed{seed}"') == 1
 
 
 def test_slurm_profile_resolves(tmp_path):
     result = snakemake(tmp_path, "-n", "--profile", REPO / "pipelines" / "profiles" / "slurm",
                        "--configfile", TINY_CONFIG)  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert "train_sparling" in result.stdout
+    train = result.stdout.split("rule train:")[1].split("Shell command")[0]
+    assert "slurm_partition=gpu" in train and "gres=gpu:1" in train
 
 
 def test_killed_run_redoes_only_unfinished_jobs(tmp_path):
