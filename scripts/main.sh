@@ -9,4 +9,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/snakemake --cores "${CORES:-2}" --rerun-incomplete "$@"
-echo "done: results/*/*/seed*/report.html (and motifs/, tracks/ in each run's sparling/ folder)"
+echo "done: a report.html in each job folder (results/<genome>/<run>/seed<S>/, results/planted/seed<S>/);" \
+     "motifs/ and tracks/ in each job's sparling/ folder"
