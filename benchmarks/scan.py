@@ -31,10 +31,10 @@ def run_scan_benchmark(
 ) -> Path:
     from memelite import fimo
 
-    from ..export.scan import scan_run_to_tracks
-    from ..genome.fasta import Genome
-    from ..genome.references import load_reference
-    from ..genome.sequence import one_hot
+    from sparling_genomics.export.scan import scan_run_to_tracks
+    from sparling_genomics.genome.fasta import Genome
+    from sparling_genomics.genome.references import load_reference
+    from sparling_genomics.genome.sequence import one_hot
 
     run, out = Path(run), Path(out)
     fasta = load_reference(reference).fasta
@@ -92,7 +92,7 @@ def _markdown(r: dict, run: Path, out: Path, reference: str) -> str:
             "",
             f"Machine: {machine_line(r['machine'])}",
             "",
-            f"Command: `sparling-genomics bench scan --model {run} --reference {reference} "
+            f"Command: `python -m benchmarks scan --model {run} --reference {reference} "
             f"--out {out}`. JSON: `{out}/bench_scan.json`. Model: `{run}` (the default "
             "splicing preset); FIMO scans the same exported PWMs (`motifs/motifs.meme`).",
             "",

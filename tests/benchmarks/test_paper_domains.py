@@ -2,7 +2,7 @@
 
 import json
 
-from sparling_genomics.bench.paper_domains import PAPER, run_paper_domain_benchmark
+from benchmarks.paper_domains import PAPER, run_paper_domain_benchmark
 
 
 def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
@@ -16,7 +16,7 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     assert (tmp_path / "out" / "digit_circle_seed0" / "report.html").is_file()
     text = md.read_text()
     assert "<!-- bench:paper-digit_circle:start -->" in text and "| E2EE |" in text
-    assert "bench paper-domain --task digit_circle" in text
+    assert "python -m benchmarks paper-domain --task digit_circle" in text
     assert "trained on all torch threads with batch prefetching" in text  # tiny preset
     # A second call reuses the finished run (a killed benchmark resumes, never retrains).
     before = (tmp_path / "out" / "digit_circle_seed0" / "metrics.json").read_bytes()
@@ -39,7 +39,7 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
 
 
 def test_no_floor_counts_before_annealing_reaches_the_true_density(tmp_path, monkeypatch):
-    import sparling_genomics.bench.paper_domains as bench
+    import benchmarks.paper_domains as bench
 
     def metrics(complete):
         return {
@@ -67,7 +67,7 @@ def test_no_floor_counts_before_annealing_reaches_the_true_density(tmp_path, mon
 
 
 def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, monkeypatch):
-    import sparling_genomics.bench.paper_domains as bench
+    import benchmarks.paper_domains as bench
 
     def metrics(seed):
         return {
@@ -118,7 +118,7 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
 
 
 def test_a_plateau_restart_is_named_in_the_run_line(tmp_path, monkeypatch):
-    import sparling_genomics.bench.paper_domains as bench
+    import benchmarks.paper_domains as bench
 
     metrics = {
         "motif": {"fne": 0.0, "fpe": 0.0, "ce": 0.0, "ce_matching": "one_to_one"},

@@ -14,7 +14,8 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from ..config import resolve_config
+from sparling_genomics.config import resolve_config
+
 from .report import machine_description, machine_line, pct, publish, run_or_resume
 
 FIELDS = ("exact_match", "edit_error", "fne", "fpe", "ce")
@@ -112,7 +113,7 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
-        f"Command: `sparling-genomics bench planted --out {out} --seeds {seeds_arg} "
+        f"Command: `python -m benchmarks planted --out {out} --seeds {seeds_arg} "
         f"--preset {preset}` (each run is `sparling-genomics train --task planted --preset "
         f"{preset} --seed S`). JSON: `{out}/bench_planted.json`.",
         "",

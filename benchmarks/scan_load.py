@@ -29,7 +29,7 @@ PIECE_MARGIN = 20_000
 
 
 def _write_fasta(path: Path, records: dict[str, np.ndarray]) -> None:
-    from ..genome.sequence import decode
+    from sparling_genomics.genome.sequence import decode
 
     with open(path, "w") as handle:
         for name, codes in records.items():
@@ -76,7 +76,7 @@ def _scan_child(run: Path, fasta: Path, out: Path) -> dict:
 
 
 def _concat(tables) -> tuple[np.ndarray, ...]:
-    from ..export.scan import join_tables
+    from sparling_genomics.export.scan import join_tables
 
     t = join_tables("", list(tables))
     return t.position, t.channel, t.strand, t.score
@@ -122,7 +122,7 @@ def compare_sites(whole: np.ndarray, pieces: np.ndarray, rtol: float = 1e-5) -> 
 
 
 def _whole_sites(model, genome, device) -> np.ndarray:
-    from ..export.scan import scan_genome
+    from sparling_genomics.export.scan import scan_genome
 
     tables = scan_genome(model, genome, device=device)
     index = {name: i for i, name in enumerate(genome.lengths)}
@@ -132,7 +132,7 @@ def _whole_sites(model, genome, device) -> np.ndarray:
 
 def _piece_sites_contigs(model, genome, device) -> np.ndarray:
     """Each contig scanned on its own, in one chunk of its own length."""
-    from ..export.scan import scan_codes
+    from sparling_genomics.export.scan import scan_codes
 
     parts = []
     for i, name in enumerate(genome.lengths):
@@ -146,7 +146,7 @@ def _piece_sites_contigs(model, genome, device) -> np.ndarray:
 def _piece_sites_long(model, genome, device, pieces: int, margin: int) -> np.ndarray:
     """One long sequence cut into ``pieces`` overlapping pieces, each scanned on its own;
     sites in each piece's core, shifted back to sequence coordinates."""
-    from ..export.scan import scan_codes
+    from sparling_genomics.export.scan import scan_codes
 
     (name, length), = genome.lengths.items()  # fmt: skip
     codes = genome.sequence(name)
@@ -170,9 +170,9 @@ def run_scan_load_benchmark(
     reference: str = "tair10-chr1",
     benchmarks_md: Path = Path("BENCHMARKS.md"),
 ) -> Path:
-    from ..genome.fasta import Genome
-    from ..genome.references import load_reference
-    from ..train.loading import load_run
+    from sparling_genomics.genome.fasta import Genome
+    from sparling_genomics.genome.references import load_reference
+    from sparling_genomics.train.loading import load_run
 
     run, out = Path(run), Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -232,7 +232,7 @@ def _markdown(r: dict, run: Path, out: Path) -> str:
             "",
             f"Machine: {machine_line(r['machine'])}",
             "",
-            f"Command: `sparling-genomics bench scan-load --model {run} --out {out}`. "
+            f"Command: `python -m benchmarks scan-load --model {run} --out {out}`. "
             f"JSON: `{out}/bench_scan_load.json`. Each input is scanned by the `scan` verb "
             "(both strands, BED9 + bigBed + per-motif bigWig) in a child process whose peak RSS "
             "is measured; the same model then scans the pieces separately, in process.",

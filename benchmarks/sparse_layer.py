@@ -8,8 +8,9 @@ import statistics
 import time
 from pathlib import Path
 
-from ..errors import ConfigError
-from ..io import write_json_atomic
+from sparling_genomics.errors import ConfigError
+from sparling_genomics.io import write_json_atomic
+
 from .report import machine_description, machine_line, update_section
 
 SHAPES = [(64, 16, 2000), (16, 32, 5000), (64, 6, 200)]
@@ -54,7 +55,7 @@ def _time(layer, x, *, channels_last: bool, repeats: int) -> list[float]:
 def run_sparse_layer_benchmark(out: Path, *, benchmarks_md: Path, repeats: int = 20) -> dict:
     import torch
 
-    from ..sparsity.layer import SpatialSparsity
+    from sparling_genomics.sparsity.layer import SpatialSparsity
 
     torch.manual_seed(0)
     rows = []
@@ -87,7 +88,7 @@ def run_sparse_layer_benchmark(out: Path, *, benchmarks_md: Path, repeats: int =
         "",
         f"Machine: {machine_line(machine)}",
         "",
-        f"Command: `sparling-genomics bench sparse-layer --out {out}`",
+        f"Command: `python -m benchmarks sparse-layer --out {out}`",
         "",
         "Median of 3 x "
         f"{repeats} interleaved repeats, train mode (threshold update included). Comparison: "

@@ -24,11 +24,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..config import resolve_config
-from ..export.motifs import collect_sites, merge_sites, site_windows
-from ..genome.pwm import consensus, dinucleotide_bits, probability_matrix
-from ..io import write_json_atomic
-from ..train.loading import load_run
+from sparling_genomics.config import resolve_config
+from sparling_genomics.export.motifs import collect_sites, merge_sites, site_windows
+from sparling_genomics.genome.pwm import consensus, dinucleotide_bits, probability_matrix
+from sparling_genomics.io import write_json_atomic
+from sparling_genomics.train.loading import load_run
+
 from .report import machine_description, machine_line, run_or_resume, update_section
 
 NEAR = 5  # a site "at" an annotated site: within this many nt of it
@@ -166,7 +167,7 @@ def run_splicing_benchmark(
         "preset": preset,
         "seed": seed,
         "machine": machine_description(),
-        "command": f"sparling-genomics bench splicing --out {out} --reference {reference}",
+        "command": f"python -m benchmarks splicing --out {out} --reference {reference}",
         "dataset_build": build,
         "baseline": runs["baseline"],
         "sparling": runs["sparling"],

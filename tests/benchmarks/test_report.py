@@ -1,4 +1,4 @@
-from sparling_genomics.bench.report import update_section
+from benchmarks.report import update_section
 
 
 def test_sections_are_added_then_replaced(tmp_path):

@@ -9,11 +9,11 @@ import platform
 import re
 from pathlib import Path
 
-from ..io import write_json_atomic, write_text_atomic
+from sparling_genomics.io import write_json_atomic, write_text_atomic
 
 HEADER = (
     "# Benchmarks\n\n"
-    "Written by `sparling-genomics bench ...`; each section is replaced when its benchmark "
+    "Written by `python -m benchmarks ...`; each section is replaced when its benchmark "
     "reruns. Figures come from the JSON file named in the section.\n"
 )
 
@@ -22,8 +22,8 @@ def run_or_resume(out: Path, config: dict) -> dict:
     """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, not
     retrained; a perturbation score from before the current rule is recomputed from the final
     weights), resumed from its last checkpoint if it was killed, else trained now."""
-    from ..evaluate.run import perturbation_is_stale, rescore_perturbation
-    from ..train.trainer import train
+    from sparling_genomics.evaluate.run import perturbation_is_stale, rescore_perturbation
+    from sparling_genomics.train.trainer import train
 
     out = Path(out)
     if (out / "metrics.json").exists():

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from ..config import resolve_config
-from ..evaluate.motif_recovery import planted_recovery
+from sparling_genomics.config import resolve_config
+from sparling_genomics.evaluate.motif_recovery import planted_recovery
+
 from .planted import _run
 from .report import machine_description, machine_line, publish
 
@@ -27,7 +28,7 @@ def run_motif_export_benchmark(
     preset: str = "cpu",
     benchmarks_md: Path = Path("BENCHMARKS.md"),
 ) -> Path:
-    from ..export.run_motifs import export_run_motifs
+    from sparling_genomics.export.run_motifs import export_run_motifs
 
     out = Path(out)
     rows = []
@@ -63,8 +64,8 @@ def _markdown(result: dict, out: Path, seeds: list[int], preset: str) -> str:
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
-        f"Command: `sparling-genomics bench motif-export --out {out} --seeds {seeds_arg} "
-        f"--preset {preset}` (exports the runs of `bench planted`). JSON: "
+        f"Command: `python -m benchmarks motif-export --out {out} --seeds {seeds_arg} "
+        f"--preset {preset}` (exports the runs of `python -m benchmarks planted`). JSON: "
         f"`{out}/bench_motif_export.json`.",
         "",
         "Pass: every planted motif is the Tomtom best match (q < 0.01) of some exported motif,"

@@ -1,7 +1,7 @@
 """Scanning pieces separately gives the whole scan's sites (the load benchmark's check);
 short contigs packed into one model call give the sites each gives alone."""
 
-from sparling_genomics.bench.scan_load import (
+from benchmarks.scan_load import (
     _piece_sites_contigs,
     _piece_sites_long,
     _whole_sites,

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import load_yaml, resolve_config
-from ..export.report import write_report
+from sparling_genomics.config import load_yaml, resolve_config
+from sparling_genomics.export.report import write_report
+
 from .report import machine_description, machine_line, pct, publish, run_or_resume
 
 #: The paper's means over 9 seeds (FNE, FPE, CE, E2EE) and its perturbation consistency.
@@ -192,7 +193,7 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
-        f"Command: `sparling-genomics bench paper-domain --task {task} --out {out} "
+        f"Command: `python -m benchmarks paper-domain --task {task} --out {out} "
         f"--preset {preset}{seed_args}{sets}`. JSON: `{out}/bench_{task}.json`; each run's "
         "report (Figure-4 plot: FNE/FPE/CE/E2EE against density) is its `report.html`.",
         "",
