@@ -48,3 +48,11 @@ def test_saved_run_loads_and_reports(run, tmp_path):
     if summary.is_file():  # logos redrawn from motifs.meme: none is missing
         motifs = json.loads(summary.read_text())["motifs"]
         assert page.count("<img class=logo") == len(motifs) and "no logo" not in page
+
+
+def test_a_logo_with_no_pwm_is_marked_missing_not_a_crash(tmp_path):
+    copy = _text_evidence(BENCH_RUNS / "planted" / "sparling_seed0", tmp_path)
+    (copy / "motifs" / "motifs.meme").unlink()
+    motifs = json.loads((copy / "motifs" / "motifs.json").read_text())["motifs"]
+    page = build_report(copy)
+    assert page.count("no logo (neither logos/ nor motifs.meme has it)") == len(motifs)
