@@ -195,7 +195,8 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
         "",
         f"Command: `python -m benchmarks paper-domain --task {task} --out {out} "
         f"--preset {preset}{seed_args}{sets}`. JSON: `{out}/bench_{task}.json`; each run's "
-        "report (Figure-4 plot: FNE/FPE/CE/E2EE against density) is its `report.html`.",
+        "report (Figure-4 plot: FNE/FPE/CE/E2EE against density) is its `report.html` (not "
+        "committed; `sparling-genomics report --model RUN` rebuilds it).",
         "",
     ]
     for r in runs:

@@ -116,7 +116,8 @@ def _logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray]) -> str:
     elif m["id"] in pwms:
         from .logos import logo_png
 
-        motif = ExportedMotif(m["id"], pwms[m["id"]], int(m["nsites"]), m.get("name") or "")
+        name = (m.get("name") or "").replace(" ", "_")  # as export names the logo
+        motif = ExportedMotif(m["id"], pwms[m["id"]], int(m["nsites"]), name)
         png = logo_png(motif)
     else:
         return "<span class=muted>no logo (neither logos/ nor motifs.meme has it)</span>"
