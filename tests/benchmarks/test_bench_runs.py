@@ -7,7 +7,9 @@ So each run is copied without them and its report is rebuilt from the copy, as
 """
 
 import json
+import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -56,3 +58,28 @@ def test_a_logo_with_no_pwm_is_marked_missing_not_a_crash(tmp_path):
     motifs = json.loads((copy / "motifs" / "motifs.json").read_text())["motifs"]
     page = build_report(copy)
     assert page.count("no logo (neither logos/ nor motifs.meme has it)") == len(motifs)
+
+
+def test_every_bench_runs_path_a_document_names_exists():
+    """README, BENCHMARKS.md and docs/ name saved runs by path (the archive moved some)."""
+    documents = [REPO / "README.md", REPO / "BENCHMARKS.md", *sorted((REPO / "docs").glob("*.md"))]
+    missing = []
+    for doc in documents:
+        text = doc.read_text()
+        for match in re.finditer(r"bench_runs/[\w./-]+", text):
+            path = match.group().rstrip("./")
+            placeholder = text[match.end() : match.end() + 1] == "<"  # e.g. seed<S>
+            if not placeholder and not (REPO / path).exists():
+                missing.append(f"{doc.name}: {path}")
+    assert not missing
+
+
+def test_bench_runs_commits_text_evidence_only():
+    """The curation rule: no report, PNG, SVG, weights or dataset is tracked under bench_runs/."""
+    listed = subprocess.run(["git", "ls-files", "bench_runs"], cwd=REPO, capture_output=True,
+                            text=True)  # fmt: skip
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = listed.stdout.split()
+    assert tracked
+    assert not [p for p in tracked if p.endswith((".html", ".png", ".svg", ".pt", ".h5"))]
