@@ -29,6 +29,7 @@ from ..io import safe_child, write_text_atomic
 from ..train.loading import read_run_json
 from .figures import annealing_curve, motif_error_vs_density, read_train_log
 from .formats import ExportedMotif, read_meme_motifs
+from .logos import logo_png
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
@@ -114,8 +115,6 @@ def _logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray]) -> str:
     if logo_path.is_file():
         png = logo_path.read_bytes()
     elif m["id"] in pwms:
-        from .logos import logo_png
-
         name = (m.get("name") or "").replace(" ", "_")  # as export names the logo
         motif = ExportedMotif(m["id"], pwms[m["id"]], int(m["nsites"]), name)
         png = logo_png(motif)
