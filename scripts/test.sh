@@ -6,6 +6,6 @@ bash scripts/setup.sh
 bash scripts/setup_browser.sh
 # The venv holds exactly the locked versions (a mismatch names each package).
 .venv/bin/python -m pip freeze --all --exclude-editable | .venv/bin/python scripts/check_lock.py --freeze -
-.venv/bin/ruff check sparling_genomics tests scripts
+.venv/bin/ruff check sparling_genomics benchmarks tests scripts
 # Chromium and igv.js were just installed: a browser test that cannot find them fails.
 SPARLING_BROWSER_TESTS=required .venv/bin/python -m pytest -q "$@"

@@ -25,7 +25,7 @@ PACKAGE = "sparling_genomics"
 ROOT = Path(sparling_genomics.__file__).resolve().parent
 
 # Rank of each top-level name in the package; imports may only point to the same or a lower
-# rank. ``bench`` is an application beside ``cli`` while it is still inside the package.
+# rank.
 LAYERS: list[tuple[str, ...]] = [
     ("", "errors", "io", "config", "rundir"),
     ("genome", "sparsity", "models", "domains"),
@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("evaluate",),
     ("train",),
     ("export",),
-    ("cli", "__main__", "bench"),
+    ("cli", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

@@ -51,6 +51,22 @@ def _save(fig, path: Path, fmt: str) -> None:
     atomic_write(path, lambda h: fig.savefig(h, format=fmt, dpi=150, bbox_inches="tight"), "wb")
 
 
+def logo_png(motif: ExportedMotif) -> bytes:
+    """The PNG bytes of ``motif``'s logo, drawn as :func:`write_logos` draws it (the report
+    redraws a logo that is not on disk from the motif's PWM)."""
+    import io
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(max(3.0, 0.35 * motif.width), 1.8))
+    try:
+        draw_logo(ax, motif)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=150, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()
+
+
 def write_logos(folder: Path, motifs: list[ExportedMotif]) -> dict[str, list[Path]]:
     """``folder/<id>.png`` and ``.svg`` per motif and ``folder/all_motifs.png`` (a sheet)."""
     plt = pyplot()

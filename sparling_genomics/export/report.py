@@ -22,12 +22,16 @@ import base64
 import html
 from pathlib import Path
 
+import numpy as np
+
 from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
 from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks import task_class
 from .figures import annealing_curve, motif_error_vs_density
+from .formats import ExportedMotif, read_meme_motifs
+from .logos import logo_png
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
@@ -106,16 +110,35 @@ def _metrics_table(metrics: dict, baseline: dict | None) -> str:
     return f"<table>{head}{''.join(body)}</table>"
 
 
+def _logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray]) -> str:
+    """A motif's logo: ``logos/<id>.png`` if it is on disk, else redrawn from the PWM in
+    ``motifs.meme`` beside ``logos/`` (logos are not kept with saved runs: bench_runs/)."""
+    logo_path = safe_child(logos, m["id"], ".png")
+    if logo_path.is_file():
+        png = logo_path.read_bytes()
+    elif m["id"] in pwms:
+        name = (m.get("name") or "").replace(" ", "_")  # as export names the logo
+        motif = ExportedMotif(m["id"], pwms[m["id"]], int(m["nsites"]), name)
+        png = logo_png(motif)
+    else:
+        return "<span class=muted>no logo (neither logos/ nor motifs.meme has it)</span>"
+    return f'<img class=logo alt="logo of {html.escape(m["id"])}" src="{_data_uri(png)}">'
+
+
+def _meme_pwms(path: Path) -> dict[str, np.ndarray]:
+    """``{motif id: (width, 4) probabilities}`` of a MEME file; empty if it is missing."""
+    if not path.is_file():
+        return {}
+    return {key.split()[0]: probs for key, probs in read_meme_motifs(path).items()}
+
+
 def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
     rows = []
+    pwms: dict[str, np.ndarray] = {}
+    if any(not safe_child(logos, m["id"], ".png").is_file() for m in summary["motifs"]):
+        pwms = _meme_pwms(Path(logos).parent / (summary.get("files") or {}).get("meme", ""))
     for m in summary["motifs"]:
-        logo_path = safe_child(logos, m["id"], ".png")
-        logo = (
-            f'<img class=logo alt="logo of {html.escape(m["id"])}" '
-            f'src="{_data_uri(logo_path.read_bytes())}">'
-            if logo_path.is_file()
-            else "<span class=muted>no logo</span>"
-        )
+        logo = _logo_cell(m, logos, pwms)
         best = m.get("best_match") or {}
         if m.get("name"):
             name = f"<span class=named>{html.escape(m['name'])}</span>"

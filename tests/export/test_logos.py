@@ -26,3 +26,15 @@ def test_logos_png_svg_and_sheet(tmp_path):
     for path in out["svg"]:
         assert path.read_text().lstrip().startswith("<?xml") and "</svg>" in path.read_text()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_logo_png_is_the_saved_logo(tmp_path):
+    """The report's in-memory redraw gives the same image as the logo file export writes."""
+    import io
+
+    from sparling_genomics.export.logos import logo_png
+
+    motif = ExportedMotif("m0", np.random.default_rng(2).dirichlet(np.ones(4), size=7), nsites=5)
+    saved = write_logos(tmp_path, [motif])["png"][0]
+    with Image.open(saved) as a, Image.open(io.BytesIO(logo_png(motif))) as b:
+        assert a.size == b.size and np.array_equal(np.asarray(a), np.asarray(b))

@@ -1,0 +1,190 @@
+"""Command line of the benchmarks: ``python -m benchmarks NAME [options]``.
+
+Each benchmark writes its JSON and replaces its section of BENCHMARKS.md. The benchmarks live
+outside the installed package (they encode the issues' floors, not the library); errors are
+reported as by ``sparling-genomics`` (a fixable one is one line and exit 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from sparling_genomics.cli import _Group, _model_option, _overrides
+
+
+@click.group(cls=_Group)
+@click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
+def main(debug: bool) -> None:
+    """Benchmarks: write JSON and update BENCHMARKS.md."""
+
+
+def _parse_seeds(ctx, param, value: str) -> list[int]:
+    """``--seeds 0,1,2`` as a list of ints (a click callback: bad input is a usage error)."""
+    try:
+        seeds = [int(s) for s in str(value).split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+    if not seeds:
+        raise click.BadParameter("give at least one seed")
+    return seeds
+
+
+_benchmarks_md_option = click.option(
+    "--benchmarks-md",
+    default=Path("BENCHMARKS.md"),
+    type=click.Path(path_type=Path),
+    show_default=True,
+    help="Markdown file whose section the benchmark rewrites.",
+)
+
+
+@main.command("planted")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
+@click.option("--seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+              help="Comma-separated seeds.")  # fmt: skip
+@click.option("--preset", default="cpu", show_default=True)
+@click.option("--ablations/--no-ablations", default=True, show_default=True)
+@_benchmarks_md_option
+@click.option("--set", "sets", multiple=True, help="Override one key for every run.")
+def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
+    """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold)."""
+    from .planted import run_planted_benchmark
+
+    result = run_planted_benchmark(
+        out,
+        seeds,
+        preset=preset,
+        ablations=ablations,
+        benchmarks_md=benchmarks_md,
+        overrides=_overrides(None, None, sets),
+    )
+    click.echo(f"wrote {result}")
+
+
+@main.command("paper-domain")
+@click.option(
+    "--task", required=True, type=click.Choice(["digit_circle", "latex_ocr", "audio_sequence"])
+)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for the run.")
+@click.option("--preset", default="cpu", show_default=True)
+@click.option(
+    "--seeds",
+    default="0",
+    show_default=True,
+    callback=_parse_seeds,
+    help="Comma-separated seeds (with several, floors are judged on their mean).",
+)
+@_benchmarks_md_option
+@click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
+def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets) -> None:
+    """A Sparling paper domain on the cpu preset, beside the paper's 9-seed means."""
+    from .paper_domains import run_paper_domain_benchmark
+
+    result = run_paper_domain_benchmark(
+        task, out, preset=preset, seeds=seeds, overrides=_overrides(None, None, sets),
+        benchmarks_md=benchmarks_md,
+    )  # fmt: skip
+    click.echo(f"wrote {result}")
+
+
+@main.command("splicing")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
+@click.option("--reference", default="tair10-chr1", show_default=True)
+@click.option("--preset", default="cpu", show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@_benchmarks_md_option
+@click.option("--set", "sets", multiple=True, help="Override one key for both runs.")
+def bench_splicing(out, reference, preset, seed, benchmarks_md, sets) -> None:
+    """Dataset build + non-sparse baseline + Sparling on a reference; motif channels."""
+    from .splicing import run_splicing_benchmark
+
+    result = run_splicing_benchmark(
+        out,
+        reference=reference,
+        preset=preset,
+        seed=seed,
+        benchmarks_md=benchmarks_md,
+        overrides=_overrides(None, None, sets),
+    )
+    click.echo(f"wrote {result}")
+
+
+@main.command("sparse-layer")
+@click.option(
+    "--out", default=Path("bench_runs/sparse_layer.json"), type=click.Path(path_type=Path)
+)
+@_benchmarks_md_option
+@click.option("--repeats", default=20, show_default=True)
+def bench_sparse_layer(out, benchmarks_md, repeats) -> None:
+    """Forward+backward time of our sparse layer vs the `sparling` package's."""
+    from .sparse_layer import run_sparse_layer_benchmark
+
+    run_sparse_layer_benchmark(out, benchmarks_md=benchmarks_md, repeats=repeats)
+    click.echo(f"wrote {out}")
+
+
+@main.command("scan")
+@_model_option
+@click.option("--reference", default="tair10-chr1", show_default=True)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@_benchmarks_md_option
+def bench_scan(run, reference, out, benchmarks_md) -> None:
+    """Scan a whole reference (tracks included) and time memelite FIMO on the same PWMs."""
+    from .scan import run_scan_benchmark
+
+    click.echo(
+        f"wrote {run_scan_benchmark(run, out, reference=reference, benchmarks_md=benchmarks_md)}"
+    )
+
+
+@main.command("scan-load")
+@_model_option
+@click.option("--reference", default="tair10-chr1", show_default=True)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@_benchmarks_md_option
+def bench_scan_load(run, reference, out, benchmarks_md) -> None:
+    """Scan 10,000 small contigs and one 30 Mb sequence: peak RSS, and sites identical to
+    scanning the pieces separately."""
+    from .scan_load import run_scan_load_benchmark
+
+    path = run_scan_load_benchmark(run, out, reference=reference, benchmarks_md=benchmarks_md)
+    click.echo(f"wrote {path}")
+
+
+@main.command("motif-export")
+@click.option(
+    "--out", required=True, type=click.Path(path_type=Path), help="`planted` benchmark folder."
+)
+@click.option("--seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+              help="Comma-separated seeds.")  # fmt: skip
+@click.option("--preset", default="cpu", show_default=True)
+@_benchmarks_md_option
+def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
+    """Export the planted runs and check the planted JASPAR motifs are named back."""
+    from .motif_export import run_motif_export_benchmark
+
+    path = run_motif_export_benchmark(out, seeds, preset=preset, benchmarks_md=benchmarks_md)
+    click.echo(f"wrote {path}")
+
+
+@main.command("pipeline")
+@click.option("--workdir", default=Path("."), type=click.Path(path_type=Path), show_default=True,
+              help="Where the Snakemake run wrote results/ and benchmarks/.")  # fmt: skip
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option("--wall-seconds", required=True, type=float, help="The run's wall-clock time.")
+@click.option("--command", "command_line", required=True, help="The command that was timed.")
+@_benchmarks_md_option
+def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
+    """Per-rule time and memory of a finished pipeline run, into BENCHMARKS.md."""
+    from .pipeline import run_pipeline_benchmark
+
+    path = run_pipeline_benchmark(workdir, out, wall_seconds=wall_seconds, command=command_line,
+                                  benchmarks_md=benchmarks_md)  # fmt: skip
+    click.echo(f"wrote {path}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Planted-motif benchmark: Sparling on several seeds, plus the paper's two ablations.
+
+* ``sparling``: annealed, per-channel thresholds (the method), one run per seed.
+* ``fixed_density``: no annealing, density fixed at the target from the first step, given the
+  same number of training samples as the Sparling run of the first seed.
+* ``global_threshold``: annealed, but one threshold shared by every channel.
+
+Every run is a normal ``train`` run directory under ``OUT``; the benchmark reads their
+``metrics.json`` files, writes ``OUT/bench_planted.json`` and updates BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from sparling_genomics.config import resolve_config
+
+from .report import machine_description, machine_line, pct, publish, run_or_resume
+
+FIELDS = ("exact_match", "edit_error", "fne", "fpe", "ce")
+
+
+def _flat(metrics: dict) -> dict:
+    motif = metrics.get("motif") or {}
+    return {
+        "exact_match": metrics["e2e"]["exact_match"],
+        "edit_error": metrics["e2e"]["edit_error"],
+        "fne": motif.get("fne"),
+        "fpe": motif.get("fpe"),
+        "ce": motif.get("ce"),
+        "ce_many_to_one": motif.get("ce_many_to_one"),
+        "density": metrics["density"],
+        "true_density": metrics["true_density"],
+        "density_ratio": metrics["density_ratio"],
+        "samples_seen": metrics["samples_seen"],
+        "wall_seconds": metrics["wall_seconds"],
+        "annealing_complete": metrics["annealing"]["complete"],
+        "stopped_by": metrics["stopped_by"],
+    }
+
+
+def run_planted_benchmark(
+    out: Path,
+    seeds: list[int],
+    *,
+    preset: str = "cpu",
+    ablations: bool = True,
+    benchmarks_md: Path = Path("BENCHMARKS.md"),
+    overrides: list[dict] | None = None,
+) -> Path:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    overrides = list(overrides or [])
+    runs: dict[str, list[dict]] = {"sparling": []}
+    for seed in seeds:
+        config = resolve_config("planted", preset, overrides=overrides + [{"seed": seed}])
+        runs["sparling"].append(
+            {"seed": seed, **_flat(run_or_resume(out / f"sparling_seed{seed}", config))}
+        )
+    if ablations:
+        budget = runs["sparling"][0]["samples_seen"]
+        fixed = resolve_config(
+            "planted",
+            preset,
+            overrides=overrides
+            + [
+                {"seed": seeds[0]},
+                {"annealing": {"enabled": False}},
+                {"train": {"max_samples": budget, "final_samples": budget}},
+            ],
+        )
+        runs["fixed_density"] = [
+            {"seed": seeds[0], **_flat(run_or_resume(out / f"fixed_density_seed{seeds[0]}", fixed))}
+        ]
+        global_threshold = resolve_config(
+            "planted",
+            preset,
+            overrides=overrides
+            + [{"seed": seeds[0]}, {"model": {"sparse": {"per_channel": False}}}],
+        )
+        runs["global_threshold"] = [
+            {
+                "seed": seeds[0],
+                **_flat(run_or_resume(out / f"global_threshold_seed{seeds[0]}", global_threshold)),
+            }
+        ]
+    machine = machine_description()
+    summary = {
+        name: {
+            f: statistics.mean(r[f] for r in rows if r[f] is not None)
+            for f in FIELDS + ("density_ratio", "wall_seconds", "samples_seen")
+            if any(r[f] is not None for r in rows)
+        }
+        for name, rows in runs.items()
+    }
+    result = {
+        "benchmark": "planted",
+        "preset": preset,
+        "seeds": seeds,
+        "machine": machine,
+        "runs": runs,
+        "mean": summary,
+    }
+    return publish(result, out / "bench_planted.json", benchmarks_md, "planted",
+                   _markdown(result, out, preset, seeds))  # fmt: skip
+
+
+def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
+    seeds_arg = ",".join(map(str, seeds))
+    lines = [
+        "## Planted motifs (issue 2)",
+        "",
+        f"Machine: {machine_line(result['machine'])}",
+        "",
+        f"Command: `python -m benchmarks planted --out {out} --seeds {seeds_arg} "
+        f"--preset {preset}` (each run is `sparling-genomics train --task planted --preset "
+        f"{preset} --seed S`). JSON: `{out}/bench_planted.json`.",
+        "",
+        "Test set: 2,000 held-out samples (background from the last 10% of TAIR10 chr1). "
+        "Floors: exact match >= 90%, FNE/FPE/CE <= 10%, density within 2x of the true "
+        "density, <= 15 minutes on 2 CPU cores.",
+        "",
+        "| run | seed | exact match | E2EE | FNE | FPE | CE (1:1) | CE (many:1) "
+        "| density | density / true | samples | minutes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, rows in result["runs"].items():
+        for r in rows:
+            ratio = "-" if r["density_ratio"] is None else f"{r['density_ratio']:.2f}"
+            lines.append(
+                f"| {name} | {r['seed']} | {pct(r['exact_match'])} | {pct(r['edit_error'])} "
+                f"| {pct(r['fne'])} | {pct(r['fpe'])} | {pct(r['ce'])} "
+                f"| {pct(r['ce_many_to_one'])} | {r['density']:.3g} | {ratio} "
+                f"| {r['samples_seen']:,} | {r['wall_seconds'] / 60:.1f} |"
+            )
+    mean = result["mean"]
+    lines += [
+        "",
+        "Means, and each ablation beside Sparling (ratio of errors: ablation / Sparling):",
+        "",
+    ]
+    lines.append("| run | exact match | FNE | FPE | CE |")
+    lines.append("|---|---|---|---|---|")
+    for name, m in mean.items():
+        lines.append(
+            f"| {name} | {pct(m.get('exact_match'))} | {pct(m.get('fne'))} "
+            f"| {pct(m.get('fpe'))} | {pct(m.get('ce'))} |"
+        )
+    base = mean["sparling"]
+    for name in ("fixed_density", "global_threshold"):
+        if name in mean:
+            m = mean[name]
+            base_err = 1 - base["exact_match"]
+            ratio = (1 - m["exact_match"]) / base_err if base_err > 0 else float("inf")
+            lines.append("")
+            lines.append(
+                f"- {name}: end-to-end error {pct(1 - m['exact_match'])} vs Sparling "
+                f"{pct(base_err)} ({ratio:.1f}x)."
+            )
+    return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""BENCHMARKS.md upkeep: machine description and one replaceable section per benchmark."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import re
+from pathlib import Path
+
+from sparling_genomics.io import write_json_atomic, write_text_atomic
+from sparling_genomics.rundir import LAST_CHECKPOINT, checkpoint_path, metrics_path
+
+HEADER = (
+    "# Benchmarks\n\n"
+    "Written by `python -m benchmarks ...`; each section is replaced when its benchmark "
+    "reruns. Figures come from the JSON file named in the section.\n"
+)
+
+
+def run_or_resume(out: Path, config: dict) -> dict:
+    """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, not
+    retrained; a perturbation score from before the current rule is recomputed from the final
+    weights), resumed from its last checkpoint if it was killed, else trained now."""
+    from sparling_genomics.train.loading import perturbation_is_stale, rescore_perturbation
+    from sparling_genomics.train.trainer import train
+
+    out = Path(out)
+    if metrics_path(out).exists():
+        metrics = json.loads(metrics_path(out).read_text())
+        if perturbation_is_stale(metrics):
+            metrics = rescore_perturbation(out, metrics)
+        return metrics
+    if checkpoint_path(out, LAST_CHECKPOINT).exists():
+        return train({}, out, resume=True, progress=False)
+    return train(config, out, progress=False)
+
+
+def pct(value) -> str:
+    """A fraction as a percentage with two decimals; '-' for None."""
+    return "-" if value is None else f"{100 * value:.2f}%"
+
+
+def machine_description() -> dict:
+    """CPU model, core count, memory, Python/torch versions, accelerator."""
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory_gb = round(int(line.split()[1]) / 1024**2, 1)
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "memory_gb": memory_gb,
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def machine_line(machine: dict) -> str:
+    gpu = machine["cuda"] or "no GPU"
+    return (
+        f"{machine['cpu']}, {machine['cores']} cores ({machine['torch_threads']} torch threads), "
+        f"{machine['memory_gb']} GB, {gpu}; Python {machine['python']}, torch {machine['torch']}; "
+        f"{machine['date']}"
+    )
+
+
+def update_section(path: Path, name: str, body: str) -> None:
+    """Replace (or append) the section ``name`` of the markdown file at ``path``."""
+    path = Path(path)
+    text = path.read_text() if path.exists() else HEADER
+    start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
+    block = f"{start}\n{body.rstrip()}\n{end}"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    write_text_atomic(path, text if text.endswith("\n") else text + "\n")
+
+
+def publish(result: dict, json_path: Path, benchmarks_md: Path, section: str, body: str) -> Path:
+    """Write a benchmark's JSON and replace its BENCHMARKS.md section; returns the JSON path."""
+    write_json_atomic(Path(json_path), result)
+    update_section(Path(benchmarks_md), section, body)
+    return Path(json_path)

@@ -1,1 +1,0 @@
-"""Benchmarks: each writes JSON and updates its section of BENCHMARKS.md."""

@@ -1,0 +1,55 @@
+"""``python -m benchmarks``: one click group with every benchmark, bad seeds a usage error."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+BENCHMARKS = ("motif-export", "paper-domain", "pipeline", "planted", "scan", "scan-load",
+              "sparse-layer", "splicing")  # fmt: skip
+
+
+def run_benchmarks(*args):
+    """``python -m benchmarks ARGS`` from the repository root, as the README runs it."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    command = [sys.executable, "-m", "benchmarks", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=REPO, env=env)
+
+
+def test_help_lists_every_benchmark():
+    result = run_benchmarks("--help")
+    assert result.returncode == 0, result.stderr
+    listed = [line.split()[0] for line in result.stdout.split("Commands:", 1)[1].splitlines()
+              if line.strip()]  # fmt: skip
+    assert tuple(listed) == BENCHMARKS
+
+
+def test_each_benchmark_keeps_its_options():
+    from benchmarks.cli import main
+
+    options = {name: sorted(o for p in cmd.params for o in p.opts)
+               for name, cmd in main.commands.items()}  # fmt: skip
+    assert options["planted"] == ["--ablations", "--benchmarks-md", "--out", "--preset",
+                                  "--seeds", "--set"]  # fmt: skip
+    assert options["paper-domain"] == ["--benchmarks-md", "--out", "--preset", "--seeds",
+                                       "--set", "--task"]  # fmt: skip
+    assert options["splicing"] == ["--benchmarks-md", "--out", "--preset", "--reference",
+                                   "--seed", "--set"]  # fmt: skip
+    assert options["scan"] == options["scan-load"] == ["--benchmarks-md", "--model", "--out",
+                                                       "--reference"]  # fmt: skip
+    assert options["motif-export"] == ["--benchmarks-md", "--out", "--preset", "--seeds"]
+    assert options["sparse-layer"] == ["--benchmarks-md", "--out", "--repeats"]
+    assert options["pipeline"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
+                                   "--workdir"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])
+def test_seeds_that_are_not_integers_are_a_usage_error(tmp_path, command):
+    out = tmp_path / "bench"
+    result = run_benchmarks(*command, "--out", out, "--seeds", "0,x")
+    assert result.returncode == 2
+    assert "'0,x' is not a comma-separated list of integers" in result.stderr
+    assert not out.exists()
