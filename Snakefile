@@ -7,7 +7,7 @@
 # The layout of the Snakemake workflow catalogue, with `pipelines/` as its `workflow/` +
 # `config/`: rules/ (common.smk holds the functions), envs/, schemas/, config/ (+ README.md),
 # profiles/. Every rule calls the `sparling-genomics` command; logs go to logs/, timings to
-# benchmarks/, both mirroring results/.
+# timings/ (Snakemake `benchmark:` files), both mirroring results/.
 from snakemake.utils import min_version, validate
 
 min_version("9.0")

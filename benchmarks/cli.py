@@ -172,7 +172,7 @@ def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
 
 @main.command("pipeline")
 @click.option("--workdir", default=Path("."), type=click.Path(path_type=Path), show_default=True,
-              help="Where the Snakemake run wrote results/ and benchmarks/.")  # fmt: skip
+              help="Where the Snakemake run wrote results/ and timings/.")  # fmt: skip
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
 @click.option("--wall-seconds", required=True, type=float, help="The run's wall-clock time.")
 @click.option("--command", "command_line", required=True, help="The command that was timed.")

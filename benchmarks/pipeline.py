@@ -1,6 +1,6 @@
 """Pipeline benchmark: time and peak memory of every rule of a finished Snakemake run.
 
-Reads the ``benchmark:`` files Snakemake wrote (``benchmarks/**/<rule>.tsv``: seconds,
+Reads the ``benchmark:`` files Snakemake wrote (``timings/**/<rule>.tsv``: seconds,
 max RSS, ...) and the run's combined ``metrics.json`` files, writes ``bench_pipeline.json`` and
 the BENCHMARKS.md section. The wall-clock time of the whole run is measured by the caller
 (``--wall-seconds``) because rules may overlap.
@@ -37,7 +37,7 @@ def run_pipeline_benchmark(
     benchmarks_md: Path = Path("BENCHMARKS.md"),
 ) -> Path:
     workdir, out = Path(workdir), Path(out)
-    rules = read_rule_benchmarks(workdir / "benchmarks")
+    rules = read_rule_benchmarks(workdir / "timings")
     metrics = {
         str(p.parent.relative_to(workdir / "results")): json.loads(p.read_text())
         for p in sorted((workdir / "results").glob("*/*/seed*/metrics.json"))

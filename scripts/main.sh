@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up (if needed) and run the main job: the Snakemake pipeline on its default config
 # (pipelines/config/default.yaml: splicing motif discovery on the bundled TAIR10 chr1, sized
-# for 2 CPU cores, <= 60 minutes). Outputs go to results/ (logs/ and benchmarks/ beside it);
+# for 2 CPU cores, <= 60 minutes). Outputs go to results/ (logs/ and timings/ beside it);
 # a re-run redoes only what is missing. Extra arguments go to snakemake, e.g.
 #   bash scripts/main.sh --configfile my.yaml      (your genome)
 #   bash scripts/main.sh -n                        (dry run: what would run)

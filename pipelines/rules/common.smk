@@ -11,7 +11,8 @@ from snakemake.exceptions import WorkflowError
 # The three folders a job writes to: its outputs, its logs, its timings (Snakemake `benchmark:`).
 OUT = Path(config["outdir"])
 LOGS = Path("logs")
-BENCHMARKS = Path("benchmarks")
+# timings/, not Snakemake's usual benchmarks/: that is the repository's benchmark package.
+BENCHMARKS = Path("timings")
 # The command, run by the Python that runs Snakemake (so no PATH set-up is needed).
 SG = f"{shlex.quote(sys.executable)} -m sparling_genomics.cli"
 

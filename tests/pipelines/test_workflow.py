@@ -72,7 +72,7 @@ def test_workflow_leaves_motifs_tracks_metrics_and_report(finished):
         assert ratio == pytest.approx(s[key] / b[key])
     assert "<img" in (job / "report.html").read_text()
     for rule in ("dataset", "train_sparling", "train_baseline", "export", "scan"):
-        assert list((finished / "benchmarks").rglob(f"{rule}.tsv")), rule
+        assert list((finished / "timings").rglob(f"{rule}.tsv")), rule
         assert list((finished / "logs").rglob(f"{rule}.log")), rule
 
 
@@ -158,7 +158,7 @@ def test_rule_files_spell_no_paths():
     """Every output, log and benchmark path comes from the path helpers of common.smk."""
     for smk in RULE_FILES:
         text = smk.read_text()
-        for spelled in ("OUT /", '"logs/', '"benchmarks/', "seed{seed}", '"results/'):
+        for spelled in ("OUT /", '"logs/', '"timings/', "seed{seed}", '"results/'):
             assert spelled not in text or smk.name == "common.smk", (smk.name, spelled)
     common = (REPO / "pipelines" / "rules" / "common.smk").read_text()
     assert common.count('f"seed{seed}"') == 1
