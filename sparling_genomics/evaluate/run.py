@@ -22,13 +22,13 @@ def evaluate_run(
 
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
     config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
-    batch_size = int(config["train"]["eval_batch_size"])
+    batch_size = config.train.eval_batch_size
     result = score_model(task, model, split, batch_size=batch_size, device=torch_device)
     return {
         "run": str(run),
-        "task": config["task"],
+        "task": config.task,
         "split": split,
-        "dataset": config.get("data", {}).get("dataset"),
+        "dataset": getattr(config.data, "dataset", None),
         "density": model.density,
         **result,
     }
@@ -51,7 +51,7 @@ def rescore_perturbation(run: Path, metrics: dict) -> dict:
     from ..train.loading import load_run
 
     config, task, model, torch_device = load_run(run)
-    batch_size = int(config["train"]["eval_batch_size"])
+    batch_size = config.train.eval_batch_size
     result = score_model(task, model, "test", batch_size=batch_size, device=torch_device)
     metrics = dict(metrics)
     metrics["perturbation_before_rescore"] = metrics.get("perturbation")

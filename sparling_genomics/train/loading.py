@@ -28,8 +28,8 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     config = _saved_config(run / "config.yaml")
     for override in overrides or []:
         config = merge(config, override)
-    torch_device = pick_device(device or config.get("device", "auto"))
-    task = task_class(config["task"])(config, int(config["seed"]))
+    torch_device = pick_device(device or config.device)
+    task = task_class(config.task)(config, config.seed)
     model = task.build_model().to(torch_device)
     payload = load_checkpoint(final, map_location=torch_device)
     try:
