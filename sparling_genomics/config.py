@@ -78,7 +78,7 @@ def _coerce(path: str, kind: Any, value: Any) -> Any:
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin in (typing.Union, types.UnionType):
         errors = []
-        for option in sorted(args, key=lambda a: typing.get_origin(a) is not Literal):
+        for option in args:
             try:
                 return _coerce(path, option, value)
             except ConfigError as exc:
@@ -106,12 +106,10 @@ def _coerce(path: str, kind: Any, value: Any) -> Any:
         if isinstance(value, str):
             with contextlib.suppress(ValueError):
                 number = float(value) if kind is float else int(value)
-        if isinstance(number, (int, float)) and not isinstance(number, bool):
-            if kind is float:
-                return float(number)
-            if float(number).is_integer():
-                return int(number)
-        what = "a number" if kind is float else "a whole number"
+        is_number = isinstance(number, (int, float)) and not isinstance(number, bool)
+        if is_number and (kind is float or float(number).is_integer()):
+            return kind(number)
+        what = "a whole number" if is_number else "a number"
         raise ConfigError(f"config key {path!r} must be {what}, got {value!r}")
     if kind is str:
         if isinstance(value, str):
@@ -126,7 +124,8 @@ def _check_range(path: str, spec: dataclasses.Field, value: Any) -> Any:
         return value
     meta = spec.metadata
     if "min" in meta and value < meta["min"]:
-        raise ConfigError(f"config key {path!r} must be at least {meta['min']}, got {value!r}")
+        what = "not be negative" if meta["min"] == 0 else f"be at least {meta['min']}"
+        raise ConfigError(f"config key {path!r} must {what}, got {value!r}")
     if "above" in meta and value <= meta["above"]:
         raise ConfigError(f"config key {path!r} must be above {meta['above']}, got {value!r}")
     if "max" in meta and value > meta["max"]:

@@ -69,7 +69,7 @@ def test_evaluation_sets_are_fixed(task):
     first = [b.x for b in task.eval_batches("val", 32)]
     again = [b.x for b in task.eval_batches("val", 32)]
     assert all(torch.equal(a, b) for a, b in zip(first, again))
-    assert sum(len(x) for x in first) == task.config["data"]["val_size"]
+    assert sum(len(x) for x in first) == task.config.data.val_size
 
 
 def test_place_instances_never_overlaps():
