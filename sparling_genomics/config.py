@@ -1,20 +1,19 @@
-"""Run configuration machinery: typed config dataclasses, merged from presets, files, ``--set``.
+"""Run configuration machinery: typed config dataclasses merged from presets, files, ``--set``.
 
-A run's config is a :class:`RunConfig`: ``task``, ``seed``, ``device``, the task's ``data``
-and ``model`` dataclasses (``tasks/<name>.py``), the trainer's ``train`` settings
-(``train/settings.py``), the ``annealing`` settings (``sparsity/annealing.py``) and the
-``preset``. It is built as the task's defaults <- its preset <- user files <- ``--set``
-overrides, each a nested mapping merged field by field: a value is coerced by the field's
-type annotation and checked against the range in the field's metadata (``min``, ``above``,
-``max``); an unknown key, a wrong type or a value out of range is a :class:`ConfigError`
-naming the key's full path. The resolved config is saved as ``RUN/config.yaml`` in field order.
-A field marked ``optional`` whose value is None is not part of that task's config (neither
-written nor settable), e.g. ``train.baseline_samples`` outside splicing.
+A :class:`RunConfig` holds the task's ``data`` and ``model`` dataclasses (``tasks/<name>.py``),
+the ``train`` settings (``train/settings.py``) and ``annealing`` (``sparsity/annealing.py``).
+It is built as task defaults <- preset <- user files <- ``--set``, each a nested mapping merged
+field by field: coerced by the field's type annotation, checked against the range in its
+metadata (:func:`bounded`); an unknown key, a wrong type or an out-of-range value is a
+:class:`ConfigError` naming the key's path. ``RUN/config.yaml`` lists the fields in order; an
+``optional`` field left at None is not in that task's config (e.g. ``train.baseline_samples``
+outside splicing).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import types
 import typing
@@ -26,7 +25,7 @@ import yaml
 
 from .errors import ConfigError
 
-Auto = Literal["auto"]
+_PLAIN = {bool: "true or false", str: "a string", type(None): "null"}
 
 
 @dataclass(kw_only=True)
@@ -70,7 +69,7 @@ def merge(obj: Any, override: dict, where: str = "", *, every: bool = False) -> 
             changes[key] = merge(current, value, path, every=every)
         else:
             changes[key] = _check_range(path, known[key], _coerce(path, hints[key], value))
-    return dataclasses.replace(obj, **changes)
+    return dataclasses.replace(copy.deepcopy(obj), **changes)
 
 
 def _coerce(path: str, kind: Any, value: Any) -> Any:
@@ -93,14 +92,10 @@ def _coerce(path: str, kind: Any, value: Any) -> Any:
         if not isinstance(value, list):
             raise ConfigError(f"config key {path!r} must be a list, got {value!r}")
         return [_coerce(f"{path}[{i}]", args[0], v) for i, v in enumerate(value)]
-    if kind is type(None):
-        if value is None:
-            return None
-        raise ConfigError(f"config key {path!r} must be null, got {value!r}")
-    if kind is bool:
-        if isinstance(value, bool):
+    if kind in _PLAIN:
+        if type(value) is kind:
             return value
-        raise ConfigError(f"config key {path!r} must be true or false, got {value!r}")
+        raise ConfigError(f"config key {path!r} must be {_PLAIN[kind]}, got {value!r}")
     if kind in (int, float):
         number = value
         if isinstance(value, str):
@@ -111,10 +106,6 @@ def _coerce(path: str, kind: Any, value: Any) -> Any:
             return kind(number)
         what = "a whole number" if is_number else "a number"
         raise ConfigError(f"config key {path!r} must be {what}, got {value!r}")
-    if kind is str:
-        if isinstance(value, str):
-            return value
-        raise ConfigError(f"config key {path!r} must be a string, got {value!r}")
     raise ConfigError(f"config key {path!r} has a type the config cannot read: {kind}")
 
 
@@ -142,11 +133,8 @@ def bounded(default: Any = dataclasses.MISSING, **limits: Any) -> Any:
 
 def to_dict(obj: Any) -> dict:
     """The nested mapping of config dataclass ``obj``, keys in config order."""
-    out = {}
-    for name in _fields(obj):
-        value = getattr(obj, name)
-        out[name] = to_dict(value) if dataclasses.is_dataclass(value) else value
-    return out
+    values = {name: getattr(obj, name) for name in _fields(obj)}
+    return {k: to_dict(v) if dataclasses.is_dataclass(v) else v for k, v in values.items()}
 
 
 def parse_override(text: str) -> dict:
@@ -157,10 +145,10 @@ def parse_override(text: str) -> dict:
     value = yaml.safe_load(raw) if raw.strip() else ""
     out: dict = {}
     node = out
-    parts = key.strip().split(".")
-    for part in parts[:-1]:
+    *parents, last = key.strip().split(".")
+    for part in parents:
         node = node.setdefault(part, {})
-    node[parts[-1]] = value
+    node[last] = value
     return out
 
 
@@ -174,11 +162,9 @@ def load_yaml(path: Path) -> dict:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{path}:{where} is not valid YAML") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
+    if not isinstance(data, dict | None):
         raise ConfigError(f"{path}: a config file must hold a mapping of keys")
-    return data
+    return data or {}
 
 
 def resolve_config(

@@ -25,7 +25,7 @@ class TrainSettings:
     final_samples: int = bounded(100_000, min=0)
     final_lr_scale: float = bounded(0.3, above=0)
     final_lr_schedule: Literal["constant", "cosine"] = "constant"
-    # The start-of-run guards, off unless a task turns them on.
+    # The trainer's start-of-run guards, off unless a task turns them on.
     # Linear learning-rate ramp over an initialisation's first samples.
     warmup_samples: int = bounded(0, min=0)
     # Give up an initialisation that has not learnt the task (best validation accuracy below
