@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from sparling_genomics.config import resolve_config
 from sparling_genomics.evaluate.motif_recovery import planted_recovery
 from sparling_genomics.rundir import config_path
+from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, publish, run_or_resume
 

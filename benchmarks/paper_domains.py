@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from sparling_genomics.config import load_yaml, resolve_config
+from sparling_genomics.config import load_yaml
 from sparling_genomics.export.report import write_report
 from sparling_genomics.rundir import config_path
+from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, pct, publish, run_or_resume
 

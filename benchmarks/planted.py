@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from sparling_genomics.config import resolve_config
+from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, pct, publish, run_or_resume
 

@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from sparling_genomics.config import resolve_config
 from sparling_genomics.export.motifs import collect_sites, merge_sites, site_windows
 from sparling_genomics.genome.pwm import consensus, dinucleotide_bits, probability_matrix
 from sparling_genomics.io import write_json_atomic
 from sparling_genomics.train.loading import load_run
+from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, run_or_resume, update_section
 

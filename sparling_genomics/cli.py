@@ -202,8 +202,8 @@ def train(
     no_progress,
 ) -> None:
     """Train a Sparling model; writes the run directory OUT."""
-    from .config import resolve_config
     from .errors import ConfigError
+    from .train.run_config import resolve_config
     from .train.trainer import train as run_training
 
     if resume:

@@ -9,6 +9,8 @@ import pytest
         (["--task", "planted", "--set", "annealing.stop_density=0"], "density"),
         (["--task", "planted", "--set", "annealing.start_density=1.5"], "density"),
         (["--task", "planted", "--set", "train.nope=1"], "unknown config key"),
+        (["--task", "planted", "--set", "model.motif_channels=-3"],
+         "config key 'model.motif_channels' must not be negative, got -3"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_nothing_written(cli, tmp_path, args, message):

@@ -28,7 +28,7 @@ from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
 from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
 from ..rundir import motifs_dir as run_motifs_dir
-from ..tasks import task_class
+from ..tasks.registry import task_class
 from .figures import annealing_curve, motif_error_vs_density
 from .formats import ExportedMotif, read_meme_motifs
 from .logos import logo_png

@@ -105,13 +105,13 @@ def export_run_motifs(
     out = Path(out) if out is not None else motifs_dir(run)
     config, task, model, torch_device = load_run(run, device=device)
     windows, _, background = channel_site_windows(
-        model, task, split, batch_size=int(config["train"]["eval_batch_size"]), device=torch_device
+        model, task, split, batch_size=config.train.eval_batch_size, device=torch_device
     )
     motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
     # A run that planted JASPAR motifs is named against the release it planted from, unless
     # the caller names a release.
     collection = dict(DEFAULT_COLLECTION)
-    planted_release = (config.get("data") or {}).get("jaspar_release")
+    planted_release = getattr(config.data, "jaspar_release", None)
     if planted_release:
         collection["release"] = planted_release
     for key, value in (jaspar or {}).items():

@@ -15,9 +15,34 @@ missed by construction.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Literal
 
+from ..config import bounded
 from ..errors import ConfigError
 from .layer import check_density
+
+
+@dataclass
+class AnnealingSettings:
+    """The ``annealing`` block of a run's config (Algorithm 1's constants)."""
+
+    enabled: bool = True
+    start_density: float = bounded(0.5, above=0, max=1)
+    # A density, or 'auto': the task's true motif density.
+    stop_density: float | Literal["auto"] = bounded("auto", above=0, max=1)
+    multiplier: float = bounded(0.75, above=0, max=1)
+    initial_bar: float = bounded(1.0, min=0, max=1)
+    bar_decay_per_sample: float = bounded(5e-6, min=0)
+
+    def stop_density_for(self, true_density: float | None) -> float:
+        """The stop density: the number given, or for 'auto' the task's true motif density."""
+        if self.stop_density != "auto":
+            return check_density(self.stop_density)
+        if true_density is None:
+            raise ConfigError(
+                "annealing.stop_density 'auto' needs a task with a known motif density"
+            )
+        return check_density(true_density)
 
 
 @dataclass

@@ -30,11 +30,13 @@ statistics, so the density measured on fresh data matches the target.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..config import bounded
 from ..errors import ConfigError
 
 # Above this fraction of hits per channel, ``kthvalue`` beats ``topk`` on CPU.
@@ -64,6 +66,18 @@ def upper_quantile(values: torch.Tensor, hits: int) -> torch.Tensor:
         top = torch.topk(values, hits + 1, dim=1, largest=True, sorted=True).values
         return top[:, hits]
     return torch.kthvalue(values, n - hits, dim=1).values
+
+
+@dataclass
+class SparseSettings:
+    """The ``model.sparse`` block of a run's config: the layer's options."""
+
+    affine: bool = False
+    per_channel: bool = True
+    momentum: float = bounded(0.1, above=0, max=1)
+    min_hits: float = bounded(20.0, min=0)
+    peak_window: int = bounded(5, min=0)  # one activation per site; 0 = the paper's layer
+    peak_below: float = bounded(0.01, above=0, max=1)  # ... once the density is at most this
 
 
 class SpatialSparsity(nn.Module):
@@ -125,17 +139,19 @@ class SpatialSparsity(nn.Module):
         self._pending_elements = 0
 
     @classmethod
-    def from_config(cls, channels: int, density: float, options: dict) -> SpatialSparsity:
-        """The layer described by a task config's ``model.sparse`` mapping."""
+    def from_config(
+        cls, channels: int, density: float, options: SparseSettings
+    ) -> SpatialSparsity:
+        """The layer described by a task config's ``model.sparse`` settings."""
         return cls(
             channels,
             float(density),
-            affine=bool(options["affine"]),
-            momentum=float(options["momentum"]),
-            min_hits=float(options["min_hits"]),
-            per_channel=bool(options["per_channel"]),
-            peak_window=int(options["peak_window"]),
-            peak_below=float(options["peak_below"]),
+            affine=options.affine,
+            momentum=options.momentum,
+            min_hits=options.min_hits,
+            per_channel=options.per_channel,
+            peak_window=options.peak_window,
+            peak_below=options.peak_below,
         )
 
     # -- density -------------------------------------------------------------------------

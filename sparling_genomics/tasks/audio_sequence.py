@@ -4,19 +4,108 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from ..config import RunConfig, bounded
 from ..domains.audio_sequence import AudioSequenceSample, AudioSequenceSpec, generate_batch
 from ..domains.spoken_digits import DIGITS, load_audiomnist, split_speakers
 from ..errors import ConfigError
 from ..models.heads import CTCSequenceHead1D, ctc_greedy_decode, ctc_loss
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
-from ..sparsity.layer import SpatialSparsity
+from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Cell, Task
+
+
+@dataclass
+class AudioSequenceData:
+    """``data``: the clip corpus, clip counts and length, noise, evaluation set sizes."""
+
+    corpus: str = ""  # AudioMNIST directory, or `sparling-genomics audio-corpus --out`
+    seconds: float = bounded(15.0, above=0)
+    min_clips: int = bounded(5, min=1)
+    max_clips: int = bounded(10, min=1)
+    noise: float = bounded(2.0**-10, min=0)
+    val_size: int = bounded(500, min=1)
+    test_size: int = bounded(1000, min=1)
+
+
+@dataclass
+class AudioSequenceModel:
+    """``model``: the motif network g over mel frames, the sparse layer and the CTC head."""
+
+    motif_channels: int = bounded(10, min=1)
+    hidden: int = bounded(32, min=1)
+    first_kernel: int = bounded(9, min=1)
+    residual_units: int = bounded(3, min=0)
+    unit_kernel: int = bounded(9, min=1)  # receptive field 9 + 3 * 8 = 33 frames, the paper's
+    head_hidden: int = bounded(64, min=1)
+    head_pool: int = bounded(4, min=1)
+    head_layers: int = bounded(2, min=1)
+    # No GRU: digits come in time order, so convolutions over frames read them; the
+    # GRU cost ~40% of a step on 2 cores.
+    head_recurrent: bool = False
+    sparse: SparseSettings = field(default_factory=SparseSettings)
+
+
+#: What audio_sequence sets in the shared ``train`` and ``annealing`` blocks.
+DEFAULTS = {
+    "train": {
+        "eval_every": 2_000,
+        "final_samples": 80_000,  # the rest of the budget
+        # One core trains while the other makes the next batch (the spectrograms cost ~60% of
+        # a step): 102 samples/s against 86 with two torch threads and no prefetching.
+        "threads": 1,
+        "prefetch": True,
+    },
+    "annealing": {
+        # 6% per evaluation. Over a run the bar then falls about as far (3e-5 x ~180k
+        # samples = 5.4) as the paper's (1e-7 x 6e7 = 6). At 1e-5 the first benchmark with
+        # prefetching spent 38k samples at density 0.5 (unseen validation voices plateau
+        # near 65-70% exact match, the bar starts at 1.0) and 32k waiting out the last
+        # step, which left 8k of the 20k final samples (FNE 13.5%, E2EE 18%).
+        "bar_decay_per_sample": 3e-5,
+    },
+}
+
+PRESETS: dict[str, dict] = {
+    "cpu": {},
+    "paper": {
+        "model": {"hidden": 64, "head_hidden": 256},
+        "train": {
+            "batch_size": 32,
+            "lr": 0.001,
+            "max_samples": 60_000_000,
+            "max_seconds": 72_000.0,
+            "eval_every": 20_000,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-7},
+        "data": {"val_size": 2000, "test_size": 5000},
+    },
+    "tiny": {
+        "model": {"hidden": 8, "residual_units": 1, "head_hidden": 16},
+        "data": {
+            "val_size": 16,
+            "test_size": 16,
+            "seconds": 4.0,
+            "min_clips": 2,
+            "max_clips": 3,
+        },
+        "train": {
+            "batch_size": 8,
+            "max_samples": 96,
+            "eval_every": 32,
+            "eval_batch_size": 16,
+            "final_samples": 32,
+            "checkpoint_every_seconds": 0.0,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-2, "stop_density": 0.05},
+    },
+}
 
 
 class AudioSequenceTask(Task):
@@ -34,24 +123,28 @@ class AudioSequenceTask(Task):
     name = "audio_sequence"
     symbols = [str(d) for d in DIGITS]
     ce_matching = "many_to_one"
+    data_config = AudioSequenceData
+    model_config = AudioSequenceModel
+    defaults = DEFAULTS
+    presets = PRESETS
 
-    def __init__(self, config: dict, seed: int) -> None:
+    def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)
-        data = config["data"]
+        data = config.data
         self.spec = AudioSequenceSpec(
-            seconds=float(data["seconds"]),
-            min_clips=int(data["min_clips"]),
-            max_clips=int(data["max_clips"]),
-            noise=float(data["noise"]),
+            seconds=data.seconds,
+            min_clips=data.min_clips,
+            max_clips=data.max_clips,
+            noise=data.noise,
         )
         self.spec.check()
-        if not str(data["corpus"]):
+        if not data.corpus:
             raise ConfigError(
                 "audio_sequence needs data.corpus: an AudioMNIST directory "
                 "(<speaker>/<digit>_<speaker>_<rep>.wav), or build one offline with "
                 "`sparling-genomics audio-corpus --out DIR` and pass --set data.corpus=DIR"
             )
-        self.corpus = load_audiomnist(Path(str(data["corpus"])))
+        self.corpus = load_audiomnist(Path(data.corpus))
         self.speakers = split_speakers(self.corpus.speakers)
 
     def _batch(self, samples: list[AudioSequenceSample]) -> Batch:
@@ -89,29 +182,29 @@ class AudioSequenceTask(Task):
 
     def true_density(self) -> float:
         mean_clips = (self.spec.min_clips + self.spec.max_clips) / 2
-        return mean_clips / (int(self.config["model"]["motif_channels"]) * self.spec.frames)
+        return mean_clips / (self.config.model.motif_channels * self.spec.frames)
 
     def build_model(self, *, sparse: bool = True) -> SparlingModel:
-        m = self.config["model"]
-        k = int(m["motif_channels"])
+        m = self.config.model
+        k = m.motif_channels
         g = MotifModel1D(
             k,
             in_channels=self.spec.n_mels,
-            hidden=int(m["hidden"]),
-            first_kernel=int(m["first_kernel"]),
-            residual_units=int(m["residual_units"]),
-            unit_kernel=int(m["unit_kernel"]),
+            hidden=m.hidden,
+            first_kernel=m.first_kernel,
+            residual_units=m.residual_units,
+            unit_kernel=m.unit_kernel,
             reverse_complement=False,
         )
-        start = self.config["annealing"]["start_density"]
-        layer = SpatialSparsity.from_config(k, start, m["sparse"]) if sparse else None
+        start = self.config.annealing.start_density
+        layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
         h = CTCSequenceHead1D(
             k,
             len(self.symbols),
-            hidden=int(m["head_hidden"]),
-            pool=int(m["head_pool"]),
-            layers=int(m["head_layers"]),
-            recurrent=bool(m["head_recurrent"]),
+            hidden=m.head_hidden,
+            pool=m.head_pool,
+            layers=m.head_layers,
+            recurrent=m.head_recurrent,
         )
         return SparlingModel(g, layer, h)
 

@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 import torch
 
+from ..config import RunConfig
 from ..errors import ConfigError
 from ..models.sparling import SparlingModel
 
@@ -73,8 +74,15 @@ class Task(ABC):
     scoring: Literal["sequence", "sites"] = "sequence"
     #: "sites" scoring: the class names, index 0 the background ("no site") class.
     classes: list[str] = []
+    #: The task's config: its ``data`` and ``model`` dataclasses, what it sets in the shared
+    #: ``train`` and ``annealing`` blocks (nested mapping), and its presets (cpu, paper, tiny:
+    #: nested mappings merged over those defaults).
+    data_config: type
+    model_config: type
+    defaults: dict = {}
+    presets: dict[str, dict] = {}
 
-    def __init__(self, config: dict, seed: int) -> None:
+    def __init__(self, config: RunConfig, seed: int) -> None:
         self.config = config
         self.seed = seed
         self._eval_cache: dict[str, list[Batch]] = {}
@@ -100,7 +108,7 @@ class Task(ABC):
         if split not in ("val", "test"):
             raise ValueError(f"unknown evaluation split {split!r}")
         if split not in self._eval_cache:
-            size = int(self.config["data"][f"{split}_size"])
+            size = getattr(self.config.data, f"{split}_size")
             seed = 12345 + {"val": 1, "test": 2}[split]
             self._eval_cache[split] = [
                 make(seed, i, min(batch_size, size - i)) for i in range(0, size, batch_size)

@@ -3,19 +3,122 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
 
+from ..config import RunConfig, bounded
 from ..domains.latex import LatexSample, LatexSpec, generate_batch
 from ..domains.latex_grammar import CHARACTERS, SYMBOLS, TOKEN_SYMBOL, TOKENS
 from ..errors import ConfigError
 from ..models.heads import AttentionDecoderHead
 from ..models.motif import MotifModel2D
 from ..models.sparling import SparlingModel
-from ..sparsity.layer import SpatialSparsity
+from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Cell, Task, check_stride, map_span
+
+
+@dataclass
+class LatexOcrData:
+    """``data``: image size and rendering scale, expression lengths, noise, set sizes."""
+
+    # The cpu size: the paper's expressions at half scale (its 120 x 360 px, 200 dpi
+    # is the paper preset).
+    height: int = bounded(60, min=1)
+    width: int = bounded(180, min=1)
+    dpi: float = bounded(100.0, above=0)
+    fontsize: float = bounded(10.0, above=0)
+    min_tokens: int = bounded(1, min=1)
+    max_tokens: int = bounded(30, min=1)
+    # Length curriculum (0: off): the longest training expression grows from
+    # curriculum_start_tokens to max_tokens over the first curriculum_samples samples.
+    curriculum_samples: int = bounded(0, min=0)
+    curriculum_start_tokens: int = bounded(4, min=1)
+    noise: float = bounded(0.25, min=0)
+    box_pad: int = bounded(2, min=0)
+    val_size: int = bounded(500, min=1)
+    test_size: int = bounded(1000, min=1)
+
+
+@dataclass
+class LatexOcrModel:
+    """``model``: the 2-D motif network g, the sparse layer and the attention decoder."""
+
+    motif_channels: int = bounded(32, min=1)
+    hidden: int = bounded(16, min=1)
+    stride: int = bounded(2, min=1)
+    first_kernel: int = bounded(5, min=1)
+    residual_units: int = bounded(3, min=0)
+    # Receptive field 5 + 3 * 4 * 2 = 29 px (paper: 65 at 2x scale).
+    unit_kernel: int = bounded(5, min=1)
+    head_pool: int = bounded(4, min=1)
+    head_hidden: int = bounded(64, min=1)
+    head_heads: int = bounded(4, min=1)
+    head_encoder_layers: int = bounded(1, min=0)
+    head_decoder_layers: int = bounded(2, min=1)
+    head_norm_first: bool = False  # pre-LayerNorm transformer layers
+    sparse: SparseSettings = field(
+        default_factory=lambda: SparseSettings(peak_window=2, peak_below=0.001)
+    )
+
+
+#: What latex_ocr sets in the shared ``train`` and ``annealing`` blocks.
+DEFAULTS = {
+    "train": {"eval_every": 4_000, "final_samples": 40_000},
+    "annealing": {"bar_decay_per_sample": 5e-6},  # as digit_circle
+}
+
+PRESETS: dict[str, dict] = {
+    "cpu": {},
+    "paper": {
+        "data": {
+            "height": 120,
+            "width": 360,
+            "dpi": 200.0,
+            "val_size": 2000,
+            "test_size": 5000,
+        },
+        "model": {
+            "hidden": 64,
+            "stride": 1,
+            "first_kernel": 9,
+            "residual_units": 7,
+            "head_hidden": 256,
+            "head_heads": 8,
+            "head_encoder_layers": 6,
+            "head_decoder_layers": 6,
+            "head_pool": 8,
+        },
+        "train": {
+            "batch_size": 32,
+            "lr": 0.0005,
+            "max_samples": 6_000_000,
+            "max_seconds": 72_000.0,
+            "eval_every": 20_000,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-7},
+    },
+    "tiny": {
+        "model": {
+            "hidden": 8,
+            "residual_units": 1,
+            "head_hidden": 16,
+            "head_heads": 2,
+            "head_decoder_layers": 1,
+        },
+        "data": {"val_size": 16, "test_size": 16, "max_tokens": 6},
+        "train": {
+            "batch_size": 8,
+            "max_samples": 96,
+            "eval_every": 32,
+            "eval_batch_size": 16,
+            "final_samples": 32,
+            "checkpoint_every_seconds": 0.0,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-2, "stop_density": 0.05},
+    },
+}
 
 
 class LatexOcrTask(Task):
@@ -33,23 +136,27 @@ class LatexOcrTask(Task):
     symbols = SYMBOLS
     tokens = TOKENS
     ce_matching = "many_to_one"
+    data_config = LatexOcrData
+    model_config = LatexOcrModel
+    defaults = DEFAULTS
+    presets = PRESETS
 
-    def __init__(self, config: dict, seed: int) -> None:
+    def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)
-        data = config["data"]
+        data = config.data
         self.spec = LatexSpec(
-            height=int(data["height"]),
-            width=int(data["width"]),
-            dpi=float(data["dpi"]),
-            fontsize=float(data["fontsize"]),
-            min_tokens=int(data["min_tokens"]),
-            max_tokens=int(data["max_tokens"]),
-            noise=float(data["noise"]),
-            box_pad=int(data["box_pad"]),
+            height=data.height,
+            width=data.width,
+            dpi=data.dpi,
+            fontsize=data.fontsize,
+            min_tokens=data.min_tokens,
+            max_tokens=data.max_tokens,
+            noise=data.noise,
+            box_pad=data.box_pad,
         )
         self.spec.check()
-        self.curriculum_samples = int(data["curriculum_samples"])
-        self.curriculum_start = int(data["curriculum_start_tokens"])
+        self.curriculum_samples = data.curriculum_samples
+        self.curriculum_start = data.curriculum_start_tokens
         if self.curriculum_samples < 0 or (
             self.curriculum_samples > 0
             and not self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens
@@ -58,7 +165,7 @@ class LatexOcrTask(Task):
                 "data.curriculum_samples must be >= 0 and data.curriculum_start_tokens lie in "
                 "min_tokens..max_tokens"
             )
-        self.stride = check_stride(int(config["model"]["stride"]))
+        self.stride = check_stride(config.model.stride)
         self.head: AttentionDecoderHead | None = None
         self._mean_symbols: float | None = None
 
@@ -125,32 +232,32 @@ class LatexOcrTask(Task):
             samples = generate_batch(999, 0, 200, self.spec)
             self._mean_symbols = float(np.mean([len(s.boxes) for s in samples]))
         rows, cols = self.map_shape
-        return self._mean_symbols / (int(self.config["model"]["motif_channels"]) * rows * cols)
+        return self._mean_symbols / (self.config.model.motif_channels * rows * cols)
 
     def build_model(self, *, sparse: bool = True) -> SparlingModel:
-        m = self.config["model"]
-        k = int(m["motif_channels"])
+        m = self.config.model
+        k = m.motif_channels
         g = MotifModel2D(
             k,
-            hidden=int(m["hidden"]),
-            first_kernel=int(m["first_kernel"]),
-            residual_units=int(m["residual_units"]),
-            unit_kernel=int(m["unit_kernel"]),
+            hidden=m.hidden,
+            first_kernel=m.first_kernel,
+            residual_units=m.residual_units,
+            unit_kernel=m.unit_kernel,
             stride=self.stride,
         )
-        start = self.config["annealing"]["start_density"]
-        layer = SpatialSparsity.from_config(k, start, m["sparse"]) if sparse else None
+        start = self.config.annealing.start_density
+        layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
         self.head = AttentionDecoderHead(
             k,
             len(self.tokens),
             spatial=self.map_shape,
-            pool=int(m["head_pool"]),
-            hidden=int(m["head_hidden"]),
-            heads=int(m["head_heads"]),
-            encoder_layers=int(m["head_encoder_layers"]),
-            decoder_layers=int(m["head_decoder_layers"]),
+            pool=m.head_pool,
+            hidden=m.head_hidden,
+            heads=m.head_heads,
+            encoder_layers=m.head_encoder_layers,
+            decoder_layers=m.head_decoder_layers,
             max_length=self.spec.max_tokens + 1,
-            norm_first=bool(m.get("head_norm_first", False)),
+            norm_first=m.head_norm_first,
         )
         return SparlingModel(g, layer, self.head)
 

@@ -17,10 +17,13 @@ near 80%.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import torch
 
+from ..config import bounded
 from ..errors import ConfigError
 from ..genome.jaspar import Motif, load_jaspar_motifs
 from ..genome.reference import tair10_chr1_codes
@@ -28,7 +31,7 @@ from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
 from ..models.heads import CTCSequenceHead1D, ctc_greedy_decode, ctc_loss
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
-from ..sparsity.layer import SpatialSparsity
+from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Cell, Task
 
 SPLITS = {"train": (0.0, 0.8), "val": (0.8, 0.9), "test": (0.9, 1.0)}
@@ -131,29 +134,127 @@ def sample_instances(
     return np.concatenate(kept)[:count] if kept else np.zeros((0, motif.width), np.uint8)
 
 
+PLANTED_MOTIFS = [
+    "MA0573.2",  # ATHB-9   (HD-ZIP)   GTAATGATTACTCGC
+    "MA1350.1",  # BZIP42   (bZIP)     TGCTGACGTGGC
+    "MA1313.2",  # WRKY7    (W-box)    CGTTGACTTTT
+    "MA1285.2",  # TCP9     (TCP)      GTGGGTCCCAC
+    "MA2429.1",  # SPL13D   (SBP)      AGCGGTAGTACCGCT
+    "MA0571.2",  # ANT      (AP2)      GCACAGTTCCCGAGGT
+]
+
+
+@dataclass
+class PlantedData:
+    """``data``: which motifs are planted, how, and the evaluation set sizes."""
+
+    motifs: list[str] = bounded(PLANTED_MOTIFS)
+    jaspar_release: str = "JASPAR2024"
+    background: Literal["genome", "iid"] = "genome"
+    min_relative_score: float = bounded(0.85, min=0, max=1)
+    length: int = bounded(200, min=1)
+    min_instances: int = bounded(1, min=1)
+    max_instances: int = bounded(4, min=1)
+    min_gap: int = bounded(6, min=0)
+    cell_pad: int = bounded(2, min=0)
+    val_size: int = bounded(1000, min=1)
+    test_size: int = bounded(2000, min=1)
+
+
+@dataclass
+class PlantedModel:
+    """``model``: the motif network g, the sparse layer and the CTC head."""
+
+    motif_channels: int = bounded(0, min=0)  # 0: one channel per planted motif
+    hidden: int = bounded(32, min=1)
+    first_kernel: int = bounded(15, min=1)
+    residual_units: int = bounded(2, min=0)
+    unit_kernel: int = bounded(3, min=1)
+    reverse_complement: bool = True
+    head_hidden: int = bounded(64, min=1)
+    head_pool: int = bounded(4, min=1)
+    head_layers: int = bounded(2, min=1)
+    head_recurrent: bool = False
+    head_saturate: bool = True
+    sparse: SparseSettings = field(default_factory=SparseSettings)
+
+
+#: What planted sets in the shared ``train`` and ``annealing`` blocks.
+DEFAULTS = {
+    "train": {
+        "batch_size": 64,
+        "max_samples": 3_000_000,
+        "max_seconds": 840.0,
+        "eval_every": 5_000,
+        "eval_batch_size": 500,
+        "final_samples": 100_000,
+    },
+    "annealing": {
+        "stop_density": "auto",  # 'auto': the task's true motif density
+        "bar_decay_per_sample": 1e-6,
+    },
+}
+
+PRESETS: dict[str, dict] = {
+    # Sized for 2 CPU cores: finishes well inside 15 minutes.
+    "cpu": {},
+    # A bigger model and the paper's slower schedule, for a GPU.
+    "paper": {
+        "model": {"hidden": 128, "head_hidden": 128, "residual_units": 4},
+        "train": {
+            "batch_size": 128,
+            "lr": 0.001,
+            "max_samples": 20_000_000,
+            "max_seconds": 36_000.0,
+            "eval_every": 20_000,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-7},
+        "data": {"val_size": 10_000, "test_size": 10_000},
+    },
+    # Seconds on a CPU: for tests and smoke runs only.
+    "tiny": {
+        "model": {"hidden": 16, "head_hidden": 16, "residual_units": 1, "first_kernel": 9},
+        "data": {"val_size": 64, "test_size": 64},
+        "train": {
+            "batch_size": 16,
+            "max_samples": 640,
+            "eval_every": 160,
+            "eval_batch_size": 64,
+            "final_samples": 160,
+            "checkpoint_every_seconds": 0.0,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-3},
+    },
+}
+
+
 class PlantedMotifsTask(Task):
     """See the module docstring. Symbols are the JASPAR matrix IDs."""
 
     name = "planted"
     exports_motifs = True
+    data_config = PlantedData
+    model_config = PlantedModel
+    defaults = DEFAULTS
+    presets = PRESETS
 
     def __init__(self, config: dict, seed: int) -> None:
         super().__init__(config, seed)
-        data = config["data"]
-        self.length = int(data["length"])
-        self.min_instances = int(data["min_instances"])
-        self.max_instances = int(data["max_instances"])
-        self.min_gap = int(data["min_gap"])
-        self.cell_pad = int(data["cell_pad"])
-        self.background = data["background"]
-        self.min_relative_score = float(data["min_relative_score"])
+        data = config.data
+        self.length = data.length
+        self.min_instances = data.min_instances
+        self.max_instances = data.max_instances
+        self.min_gap = data.min_gap
+        self.cell_pad = data.cell_pad
+        self.background = data.background
+        self.min_relative_score = data.min_relative_score
         if not 0.0 <= self.min_relative_score < 1.0:
             raise ConfigError("data.min_relative_score must lie in [0, 1)")
         if not 1 <= self.min_instances <= self.max_instances:
             raise ConfigError("data.min_instances and data.max_instances need 1 <= min <= max")
         if self.background not in ("genome", "iid"):
             raise ConfigError(f"data.background must be 'genome' or 'iid', got {self.background!r}")
-        self.motifs = load_jaspar_motifs(list(data["motifs"]), data["jaspar_release"])
+        self.motifs = load_jaspar_motifs(list(data.motifs), data.jaspar_release)
         self.symbols = [m.matrix_id for m in self.motifs]
         self._matrices = [log_odds(m) for m in self.motifs]
         self._stacked = stack_relative_matrices(self._matrices)
@@ -243,7 +344,7 @@ class PlantedMotifsTask(Task):
         if split not in ("val", "test"):
             raise ValueError(f"unknown evaluation split {split!r}")
         if split not in self._eval_cache:
-            size = int(self.config["data"][f"{split}_size"])
+            size = getattr(self.config.data, f"{split}_size")
             # Evaluation sets do not depend on the training seed: every seed is compared
             # on the same held-out samples.
             rng = np.random.default_rng([12345, _SPLIT_IDS[split]])
@@ -259,26 +360,26 @@ class PlantedMotifsTask(Task):
 
     # -- model ---------------------------------------------------------------------------
     def build_model(self, *, sparse: bool = True) -> SparlingModel:
-        m = self.config["model"]
-        k = int(m["motif_channels"]) if m.get("motif_channels") else len(self.motifs)
+        m = self.config.model
+        k = m.motif_channels or len(self.motifs)
         g = MotifModel1D(
             k,
-            hidden=int(m["hidden"]),
-            first_kernel=int(m["first_kernel"]),
-            residual_units=int(m["residual_units"]),
-            unit_kernel=int(m["unit_kernel"]),
-            reverse_complement=bool(m["reverse_complement"]),
+            hidden=m.hidden,
+            first_kernel=m.first_kernel,
+            residual_units=m.residual_units,
+            unit_kernel=m.unit_kernel,
+            reverse_complement=m.reverse_complement,
         )
-        start = self.config["annealing"]["start_density"]
-        layer = SpatialSparsity.from_config(k, start, m["sparse"]) if sparse else None
+        start = self.config.annealing.start_density
+        layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
         h = CTCSequenceHead1D(
             k,
             len(self.motifs),
-            hidden=int(m["head_hidden"]),
-            pool=int(m["head_pool"]),
-            layers=int(m["head_layers"]),
-            recurrent=bool(m["head_recurrent"]),
-            saturate=bool(m["head_saturate"]),
+            hidden=m.head_hidden,
+            pool=m.head_pool,
+            layers=m.head_layers,
+            recurrent=m.head_recurrent,
+            saturate=m.head_saturate,
         )
         return SparlingModel(g, layer, h)
 

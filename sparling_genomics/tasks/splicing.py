@@ -14,18 +14,105 @@ layer. Windows are read lazily from the dataset file, a batch at a time.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..config import RunConfig, bounded
 from ..errors import ConfigError
 from ..genome.dataset import SiteDataset
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
 from ..models.splice import SpliceAIHead
-from ..sparsity.layer import SpatialSparsity
+from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Task
+
+
+@dataclass
+class SplicingData:
+    """``data``: the dataset file and how much of its validation and test blocks to score."""
+
+    dataset: str = ""  # HDF5 from `sparling-genomics dataset`
+    val_windows: int = bounded(400, min=0)  # validation windows scored at each evaluation (0: all)
+    test_windows: int = bounded(0, min=0)  # 0: the whole test block
+
+
+@dataclass
+class SplicingModel:
+    """``model``: g, the sparse layer (or none: the baseline) and the SpliceAI-style head."""
+
+    sparse_layer: bool = True  # false: the non-sparse baseline (same network otherwise)
+    # 32, not 64: a genome scan costs ~5x less (chr1, both strands: ~30 s vs ~150 s
+    # of g on 2 cores) and training gets ~1.4x more samples into its budget.
+    motif_channels: int = bounded(32, min=1)
+    hidden: int = bounded(32, min=1)
+    first_kernel: int = bounded(11, min=1)
+    residual_units: int = bounded(2, min=0)
+    unit_kernel: int = bounded(11, min=1)  # receptive field of g: 11 + 2 * 10 = 31 nt
+    head_channels: int = bounded(32, min=1)
+    head_kernel: int = bounded(11, min=1)
+    head_dilations: list[int] = bounded([1, 1, 1, 1, 4, 4, 4, 4])  # SpliceAI-400
+    sparse: SparseSettings = field(default_factory=SparseSettings)
+
+
+#: What splicing sets in the shared ``train`` and ``annealing`` blocks.
+DEFAULTS = {
+    "train": {
+        "max_samples": 10_000_000,
+        "max_seconds": 1620.0,  # 27 min of training: the whole run fits in 30 on 2 cores
+        "eval_every": 800,
+        "eval_batch_size": 64,
+        "final_samples": 28_000,
+        "final_lr_schedule": "cosine",  # or 'constant'
+        # The cosine's length for a baseline (no sparse layer, no annealing): about the
+        # samples its budget allows on 2 cores, so it too ends at a low learning rate.
+        "baseline_samples": 56_000,
+        "log_motif_metrics": None,  # no motif truth: the key is not in a splicing config
+    },
+    "annealing": {
+        "start_density": 0.1,
+        # Final density = the last 0.1 * 0.75**k at or above this: 0.1 * 0.75**14 = 0.178%
+        # (the Sparling paper's splicing target was 0.18%).
+        "stop_density": 0.0017,
+        "bar_decay_per_sample": 4e-5,
+    },
+}
+
+PRESETS: dict[str, dict] = {
+    "cpu": {},
+    "paper": {
+        "model": {"motif_channels": 80, "hidden": 128, "first_kernel": 21, "residual_units": 0},
+        "train": {
+            "batch_size": 32,
+            "lr": 0.001,
+            "max_seconds": 36_000.0,
+            "eval_every": 8_000,
+            "final_samples": 100_000,
+        },
+        "annealing": {"bar_decay_per_sample": 2e-6},
+        "data": {"val_windows": 0},
+    },
+    "tiny": {
+        "model": {
+            "motif_channels": 8,
+            "hidden": 8,
+            "head_channels": 8,
+            "head_dilations": [1, 4],
+        },
+        "data": {"val_windows": 16, "test_windows": 0},
+        "train": {
+            "batch_size": 4,
+            "max_samples": 96,
+            "eval_every": 24,
+            "eval_batch_size": 16,
+            "final_samples": 24,
+            "checkpoint_every_seconds": 0.0,
+        },
+        "annealing": {"bar_decay_per_sample": 1e-2, "start_density": 0.1, "stop_density": 0.05},
+    },
+}
 
 
 class SplicingTask(Task):
@@ -33,10 +120,14 @@ class SplicingTask(Task):
     exports_motifs = True
     accuracy_metric = "mean_topk"
     scoring = "sites"
+    data_config = SplicingData
+    model_config = SplicingModel
+    defaults = DEFAULTS
+    presets = PRESETS
 
-    def __init__(self, config: dict, seed: int) -> None:
+    def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)
-        path = config["data"]["dataset"]
+        path = config.data.dataset
         if not path:
             raise ConfigError(
                 "data.dataset is empty: build one with `sparling-genomics dataset` and pass "
@@ -49,8 +140,8 @@ class SplicingTask(Task):
         if len(self.train_index) == 0:
             raise ConfigError(f"{path}: the dataset has no training windows")
         self._eval_index = {
-            "val": self._subset(self.data.indices("val"), int(config["data"]["val_windows"])),
-            "test": self._subset(self.data.indices("test"), int(config["data"]["test_windows"])),
+            "val": self._subset(self.data.indices("val"), config.data.val_windows),
+            "test": self._subset(self.data.indices("test"), config.data.test_windows),
         }
 
     @staticmethod
@@ -62,26 +153,26 @@ class SplicingTask(Task):
 
     # -- model ---------------------------------------------------------------------------
     def build_model(self, *, sparse: bool | None = None) -> SparlingModel:
-        m = self.config["model"]
-        sparse = bool(m["sparse_layer"]) if sparse is None else sparse
-        k = int(m["motif_channels"])
+        m = self.config.model
+        sparse = m.sparse_layer if sparse is None else sparse
+        k = m.motif_channels
         g = MotifModel1D(
             k,
-            hidden=int(m["hidden"]),
-            first_kernel=int(m["first_kernel"]),
-            residual_units=int(m["residual_units"]),
-            unit_kernel=int(m["unit_kernel"]),
+            hidden=m.hidden,
+            first_kernel=m.first_kernel,
+            residual_units=m.residual_units,
+            unit_kernel=m.unit_kernel,
             reverse_complement=False,  # windows are in transcript orientation
         )
-        start = self.config["annealing"]["start_density"]
-        layer = SpatialSparsity.from_config(k, start, m["sparse"]) if sparse else None
+        start = self.config.annealing.start_density
+        layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
         h = SpliceAIHead(
             k,
             len(self.classes),
             context=self.data.context,
-            channels=int(m["head_channels"]),
-            kernel=int(m["head_kernel"]),
-            dilations=[int(d) for d in m["head_dilations"]],
+            channels=m.head_channels,
+            kernel=m.head_kernel,
+            dilations=list(m.head_dilations),
         )
         return SparlingModel(g, layer, h)
 

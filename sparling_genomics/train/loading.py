@@ -9,7 +9,7 @@ from ..config import merge
 from ..errors import CheckpointError
 from ..evaluate.evaluation import score_model
 from ..rundir import config_path, require_finished, write_metrics
-from ..tasks import task_class
+from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
 from .trainer import _saved_config
@@ -25,8 +25,8 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     config = _saved_config(config_path(run))
     for override in overrides or []:
         config = merge(config, override)
-    torch_device = pick_device(device or config.get("device", "auto"))
-    task = task_class(config["task"])(config, int(config["seed"]))
+    torch_device = pick_device(device or config.device)
+    task = task_class(config.task)(config, config.seed)
     model = task.build_model().to(torch_device)
     payload = load_checkpoint(final, map_location=torch_device)
     try:
@@ -46,13 +46,13 @@ def evaluate_run(
     ``evaluate`` verb writes them."""
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
     config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
-    batch_size = int(config["train"]["eval_batch_size"])
+    batch_size = config.train.eval_batch_size
     result = score_model(model, task, split, batch_size=batch_size, device=torch_device)
     return {
         "run": str(run),
-        "task": config["task"],
+        "task": config.task,
         "split": split,
-        "dataset": config.get("data", {}).get("dataset"),
+        "dataset": getattr(config.data, "dataset", None),
         "density": model.density,
         **result.to_json(),
     }
@@ -72,7 +72,7 @@ def rescore_perturbation(run: Path, metrics: dict) -> dict:
     The picks are seeded as before, so ``consistency_single_channel`` reproduces the old
     figure; the old block is kept under ``perturbation_before_rescore``."""
     config, task, model, torch_device = load_run(run)
-    batch_size = int(config["train"]["eval_batch_size"])
+    batch_size = config.train.eval_batch_size
     result = score_model(model, task, "test", batch_size=batch_size, device=torch_device)
     metrics = dict(metrics)
     metrics["perturbation_before_rescore"] = metrics.get("perturbation")

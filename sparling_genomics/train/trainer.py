@@ -8,13 +8,8 @@ weights with the best validation accuracy in this phase are kept). Without annea
 density is fixed at the stop density from the start and the whole budget is the final phase;
 a model without a sparse layer (a baseline) trains until its budget ends.
 
-Two guards for the start of a run, both off by default: ``warmup_samples`` ramps the learning
-rate up linearly over an initialisation's first samples, and ``plateau_restart_samples``
-gives up an initialisation that has shown no sign of learning the task by then (best
-validation accuracy below ``plateau_accuracy``, no annealing step yet) and starts again from
-a new one, at most ``plateau_max_restarts`` times. Why: whether a DigitCircle run leaves its
-dense-phase plateau is down to chance; one seed in three sat on it for 200k samples
-(``docs/paper-domains.md``). A restart keeps the batch stream, budget and clock going.
+The learning-rate schedule and the two start-of-run guards (warm-up, plateau restarts) are
+rules of ``schedule.py``. A restart keeps the batch stream, budget and clock going.
 
 The run directory (``rundir``)::
 
@@ -27,16 +22,14 @@ continues exactly: the log and weights equal those of an uninterrupted run.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import torch
 
-from ..config import dump_yaml, load_yaml, resolve_config
+from ..config import RunConfig, dump_yaml, load_yaml, to_dict
 from ..errors import CheckpointError, ConfigError, RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
 from ..rundir import (
@@ -52,21 +45,12 @@ from ..rundir import (
     write_metrics,
 )
 from ..sparsity.annealing import SparsityAnnealer
-from ..sparsity.layer import check_density
-from ..tasks import task_class
+from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint, save_checkpoint
 from .device import pick_device
-
-
-def resolve_stop_density(config: dict, true_density: float | None) -> float:
-    stop = config["annealing"]["stop_density"]
-    if stop == "auto":
-        if true_density is None:
-            raise ConfigError(
-                "annealing.stop_density 'auto' needs a task with a known motif density"
-            )
-        return check_density(true_density)
-    return check_density(stop)
+from .prefetch import BatchPrefetcher
+from .run_config import resolve_config
+from .schedule import on_plateau, step_lr
 
 
 def prepare_run_directory(out: Path, *, resume: bool) -> None:
@@ -88,32 +72,23 @@ def prepare_run_directory(out: Path, *, resume: bool) -> None:
 class Trainer:
     """One training run of one task in one run directory."""
 
-    def __init__(self, config: dict, out: Path, *, progress: bool = True) -> None:
+    def __init__(self, config: RunConfig, out: Path, *, progress: bool = True) -> None:
         self.config = config
         self.out = Path(out)
         self.progress = progress
-        self.device = pick_device(config.get("device", "auto"))
+        self.device = pick_device(config.device)
         # ``train.threads`` limits the training steps (leaving a core to the batch-making
         # thread); evaluation uses every thread torch would.
         self.eval_threads = torch.get_num_threads()
-        self.train_threads = int(config["train"].get("threads", 0)) or self.eval_threads
+        self.train_threads = config.train.threads or self.eval_threads
         torch.set_num_threads(self.train_threads)
-        self.task = task_class(config["task"])(config, int(config["seed"]))
-        self.stop_density = resolve_stop_density(config, self.task.true_density())
-        t = config["train"]
-        if t.get("final_lr_schedule", "constant") not in ("constant", "cosine"):
-            raise ConfigError(
-                f"train.final_lr_schedule must be 'constant' or 'cosine', "
-                f"got {t['final_lr_schedule']!r}"
-            )
-        for key in ("warmup_samples", "plateau_restart_samples", "plateau_max_restarts"):
-            if int(t.get(key, 0)) < 0:
-                raise ConfigError(f"train.{key} must not be negative, got {t[key]}")
+        self.task = task_class(config.task)(config, config.seed)
+        self.stop_density = config.annealing.stop_density_for(self.task.true_density())
         self._initialise(restarts=0)
         self.state = {
             "step": 0,
             "samples": 0,
-            "next_eval": int(t["eval_every"]),
+            "next_eval": config.train.eval_every,
             "phase": "anneal" if self.annealing else "final",
             "final_start": 0,
             "elapsed": 0.0,
@@ -132,39 +107,33 @@ class Trainer:
     def _initialise(self, restarts: int) -> None:
         """A fresh model (the run's seed, or a new one per plateau restart), annealer at its
         start density, and optimizer."""
-        seed = int(self.config["seed"])
+        seed = self.config.seed
         torch.manual_seed(seed if restarts == 0 else seed + 1_000_003 * restarts)
         self.model = self.task.build_model().to(self.device)
-        a = self.config["annealing"]
+        a = self.config.annealing
         # A model without a sparse layer (a baseline) has nothing to anneal: its whole
         # budget is the final phase, and the best validation weights are kept.
-        self.annealing = bool(a["enabled"]) and self.model.sparse is not None
+        self.annealing = a.enabled and self.model.sparse is not None
         self.annealer = SparsityAnnealer(
-            start_density=a["start_density"] if self.annealing else self.stop_density,
+            start_density=a.start_density if self.annealing else self.stop_density,
             stop_density=self.stop_density,
-            multiplier=a["multiplier"],
-            initial_bar=a["initial_bar"],
-            bar_decay_per_sample=a["bar_decay_per_sample"],
+            multiplier=a.multiplier,
+            initial_bar=a.initial_bar,
+            bar_decay_per_sample=a.bar_decay_per_sample,
         )
         self.model.set_density(self.annealer.density)
-        self.optimizer = torch.optim.Adam(
-            self.model.parameters(), lr=float(self.config["train"]["lr"])
-        )
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.config.train.lr)
 
     def _on_plateau(self) -> bool:
-        """True when this initialisation should be given up (``train.plateau_*``): no
-        annealing step yet, ``plateau_restart_samples`` seen since it started, and its best
-        validation accuracy still below ``plateau_accuracy``."""
-        t = self.config["train"]
+        """True when this initialisation should be given up (``schedule.on_plateau``)."""
         s = self.state
-        after = int(t.get("plateau_restart_samples", 0))
-        return (
-            after > 0
-            and s["phase"] == "anneal"
-            and self.annealer.steps == 0
-            and s["restarts"] < int(t.get("plateau_max_restarts", 0))
-            and s["samples"] - s["init_start"] >= after
-            and s["init_best"] < float(t.get("plateau_accuracy", 0.0))
+        return on_plateau(
+            self.config.train,
+            phase=s["phase"],
+            annealing_steps=self.annealer.steps,
+            restarts=s["restarts"],
+            seen=s["samples"] - s["init_start"],
+            best=s["init_best"],
         )
 
     def _restart(self) -> None:
@@ -181,7 +150,7 @@ class Trainer:
     # -- checkpoints ---------------------------------------------------------------------
     def checkpoint_payload(self) -> dict:
         return {
-            "config": self.config,
+            "config": to_dict(self.config),
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "annealer": self.annealer.state_dict(),
@@ -219,18 +188,18 @@ class Trainer:
         truncate_log(self.out, self.state["samples"])
 
     def _evaluate_and_anneal(self) -> dict:
-        t = self.config["train"]
+        t = self.config.train
         torch.set_num_threads(self.eval_threads)
         try:
             result = evaluate_model(
                 self.model,
                 self.task,
                 "val",
-                batch_size=int(t["eval_batch_size"]),
+                batch_size=t.eval_batch_size,
                 device=self.device,
                 # Tasks that know their motifs log FNE/FPE/CE at every evaluation: the report's
                 # motif-error-against-density figure (the Sparling paper's Figure 4) reads them.
-                motif_metrics=bool(t.get("log_motif_metrics", True)),
+                motif_metrics=t.log_motif_metrics is not False,
             )
         finally:
             torch.set_num_threads(self.train_threads)
@@ -276,60 +245,48 @@ class Trainer:
         return record
 
     def _set_lr(self, batch_size: int) -> None:
-        """The learning rate of the next step: the warm-up ramp, then the phase's rate."""
-        t = self.config["train"]
+        """The learning rate of the next step (``schedule.step_lr``)."""
         s = self.state
-        lr = self._final_lr() if s["phase"] == "final" else float(t["lr"])
-        warmup = int(t.get("warmup_samples", 0))
-        seen = s["samples"] - s["init_start"]  # a plateau restart warms up again
-        if warmup > 0 and seen < warmup:
-            lr *= min(1.0, (seen + batch_size) / warmup)
+        lr = step_lr(
+            self.config.train,
+            phase=s["phase"],
+            seen=s["samples"] - s["init_start"],  # a plateau restart warms up again
+            since_final=s["samples"] - s["final_start"],
+            batch_size=batch_size,
+            annealing=self.annealing,
+            sparse=self.model.sparse is not None,
+        )
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
-    def _final_lr(self) -> float:
-        """Learning rate of the final phase: constant, or a half cosine down to 5%."""
-        t = self.config["train"]
-        lr = float(t["lr"]) * (float(t["final_lr_scale"]) if self.annealing else 1.0)
-        if t.get("final_lr_schedule", "constant") == "cosine":
-            # A model without a sparse layer spends its whole run in this phase.
-            length = int(
-                t["final_samples"]
-                if self.model.sparse is not None
-                else t.get("baseline_samples", t["final_samples"])
-            )
-            progress = (self.state["samples"] - self.state["final_start"]) / max(1, length)
-            lr *= 0.05 + 0.95 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
-        return lr
-
     def _finished(self) -> str | None:
-        t = self.config["train"]
+        t = self.config.train
         s = self.state
         if (
             s["phase"] == "final"
             and self.model.sparse is not None
-            and s["samples"] - s["final_start"] >= int(t["final_samples"])
+            and s["samples"] - s["final_start"] >= t.final_samples
         ):
             return "schedule"
-        if s["samples"] >= int(t["max_samples"]):
+        if s["samples"] >= t.max_samples:
             return "max_samples"
-        if s["elapsed"] >= float(t["max_seconds"]):
+        if s["elapsed"] >= t.max_seconds:
             return "max_seconds"
         return None
 
     def run(self) -> dict:
         """Train until the schedule or the budget ends; write final.pt and metrics.json."""
-        t = self.config["train"]
-        batch_size = int(t["batch_size"])
-        eval_every = int(t["eval_every"])
-        checkpoint_every = float(t["checkpoint_every_seconds"])
+        t = self.config.train
+        batch_size = t.batch_size
+        eval_every = t.eval_every
+        checkpoint_every = t.checkpoint_every_seconds
         s = self.state
         bar = _progress_bar(self.progress, s["samples"])
         started = time.monotonic() - s["elapsed"]
         last_checkpoint = time.monotonic()
         self.model.train()
         stopped_by = self._finished()
-        batches = BatchPrefetcher(self.task, batch_size, enabled=bool(t.get("prefetch", False)))
+        batches = BatchPrefetcher(self.task, batch_size, enabled=t.prefetch)
         try:
             while stopped_by is None:
                 self._set_lr(batch_size)
@@ -382,17 +339,17 @@ class Trainer:
             self.model.load_state_dict(self.accepted_state)
         self.save(LAST_CHECKPOINT)
         self.save(FINAL_CHECKPOINT)
-        t = self.config["train"]
         torch.set_num_threads(self.eval_threads)
         result = score_model(
-            self.model, self.task, "test", batch_size=int(t["eval_batch_size"]), device=self.device
+            self.model, self.task, "test", batch_size=self.config.train.eval_batch_size,
+            device=self.device,
         )
         true_density = self.task.true_density()
         density = self.model.density
         metrics = {
-            "task": self.config["task"],
-            "preset": self.config.get("preset"),
-            "seed": int(self.config["seed"]),
+            "task": self.config.task,
+            "preset": self.config.preset,
+            "seed": self.config.seed,
             "e2e": result.e2e,
             "sites": result.sites,
             "motif": result.motif,
@@ -417,50 +374,6 @@ class Trainer:
         }
         write_metrics(self.out, _finite(metrics))
         return metrics
-
-
-class BatchPrefetcher:
-    """Training batches, the next one made on a background thread while this one trains.
-
-    Batches are a pure function of (seed, index), so making them ahead changes nothing but
-    the wall time: the generators (numpy, scipy FFTs, h5py reads) release the GIL while torch
-    computes. One batch ahead, one thread: a task's ``train_batch`` is never called from two
-    threads at once. ``enabled=False`` makes each batch when asked.
-    """
-
-    def __init__(self, task, batch_size: int, *, enabled: bool = True) -> None:
-        self.task = task
-        self.batch_size = batch_size
-        self.pool = ThreadPoolExecutor(max_workers=1) if enabled else None
-        self.pending: tuple[int, Future] | None = None
-
-    def get(self, index: int):
-        if self.pool is None:
-            return self.task.train_batch(index, self.batch_size)
-        if self.pending is not None and self.pending[0] == index:
-            batch = self.pending[1].result()
-        else:
-            self._drop_pending()
-            batch = self.task.train_batch(index, self.batch_size)
-        self.pending = (
-            index + 1,
-            self.pool.submit(self.task.train_batch, index + 1, self.batch_size),
-        )
-        return batch
-
-    def _drop_pending(self) -> None:
-        if self.pending is not None:
-            self.pending[1].cancel()
-            # Wait, so that train_batch never runs twice at once; a batch nobody asked for
-            # has no error worth raising.
-            with contextlib.suppress(Exception):
-                self.pending[1].result()
-            self.pending = None
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self._drop_pending()
-            self.pool.shutdown(wait=True)
 
 
 def accuracy_of(record: dict, task) -> float:
@@ -496,7 +409,7 @@ def _progress_bar(enabled: bool, initial: int):
     return tqdm(initial=initial, unit="sample", unit_scale=True, dynamic_ncols=True, leave=True)
 
 
-def _saved_config(path: Path) -> dict:
+def _saved_config(path: Path) -> RunConfig:
     """A run's saved config, checked against the current defaults of its task."""
     saved = load_yaml(path)
     task = saved.pop("task", None)
@@ -506,7 +419,7 @@ def _saved_config(path: Path) -> dict:
     return resolve_config(task, preset, overrides=[saved])
 
 
-def train(config: dict, out: Path, *, resume: bool = False, progress: bool = True) -> dict:
+def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool = True) -> dict:
     """Train ``config`` into run directory ``out`` (or continue it with ``resume``)."""
     out = Path(out)
     prepare_run_directory(out, resume=resume)

@@ -88,7 +88,7 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
         }
 
     monkeypatch.setattr(bench, "write_report", lambda run, path: path)
-    monkeypatch.setattr(bench, "run_or_resume", lambda run, config: metrics(config["seed"]))
+    monkeypatch.setattr(bench, "run_or_resume", lambda run, config: metrics(config.seed))
     md = tmp_path / "B.md"
     path = bench.run_paper_domain_benchmark(
         "digit_circle", tmp_path / "out", preset="tiny", seeds=[0, 1, 0], benchmarks_md=md
@@ -107,8 +107,8 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
     # One run that did not finish annealing voids every floor of the mean.
     monkeypatch.setattr(
         bench, "run_or_resume",
-        lambda run, config: {**metrics(config["seed"]),
-                             "annealing": {"complete": config["seed"] == 0, "steps": 3}},
+        lambda run, config: {**metrics(config.seed),
+                             "annealing": {"complete": config.seed == 0, "steps": 3}},
     )  # fmt: skip
     path = bench.run_paper_domain_benchmark(
         "digit_circle", tmp_path / "out2", preset="tiny", seeds=[0, 1], benchmarks_md=md

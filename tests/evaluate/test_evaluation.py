@@ -3,10 +3,10 @@ JSON keeps the keys and order that logs and ``metrics.json`` have always had."""
 
 import torch
 
-from sparling_genomics.config import resolve_config
 from sparling_genomics.evaluate.evaluation import Evaluation, evaluate_model, score_model
-from sparling_genomics.tasks import task_class
+from sparling_genomics.tasks.registry import task_class
 from sparling_genomics.tasks.splicing import SplicingTask
+from sparling_genomics.train.run_config import resolve_config
 
 
 def test_json_keeps_the_keys_and_their_order():

@@ -38,8 +38,8 @@ def test_audio_task_without_a_corpus_names_the_builder(cli, tmp_path):
 
 
 def test_audio_cells_are_the_clips_spans_and_a_swap_changes_that_digit(espeak_corpus):
-    from sparling_genomics.config import resolve_config
     from sparling_genomics.tasks.audio_sequence import AudioSequenceTask
+    from sparling_genomics.train.run_config import resolve_config
 
     config = resolve_config(
         "audio_sequence", "tiny", overrides=[{"data": {"corpus": str(espeak_corpus)}}]

@@ -68,8 +68,8 @@ def test_tiny_digit_circle_train_end_to_end(cli, tmp_path):
 
 
 def test_stride_2_cells_hold_every_map_position_of_the_padded_box():
-    from sparling_genomics.config import resolve_config
     from sparling_genomics.tasks.digit_circle import DigitCircleTask
+    from sparling_genomics.train.run_config import resolve_config
 
     task = DigitCircleTask(resolve_config("digit_circle", "cpu"), 0)
     assert task.stride == 2 and task.map_size == 50
@@ -87,8 +87,8 @@ def test_stride_2_cells_hold_every_map_position_of_the_padded_box():
 
 
 def test_swapping_a_digit_keeps_the_ring_canonical():
-    from sparling_genomics.config import resolve_config
     from sparling_genomics.tasks.digit_circle import DigitCircleTask
+    from sparling_genomics.train.run_config import resolve_config
 
     task = DigitCircleTask(resolve_config("digit_circle", "tiny"), 0)
     cells = [((slice(0, 1), slice(0, 1)), d) for d in (5, 2, 7)]

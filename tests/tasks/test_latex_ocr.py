@@ -10,8 +10,8 @@ from sparling_genomics.errors import ConfigError
 
 
 def _task(data: dict | None = None, **model):
-    from sparling_genomics.config import resolve_config
     from sparling_genomics.tasks.latex_ocr import LatexOcrTask
+    from sparling_genomics.train.run_config import resolve_config
 
     config = resolve_config("latex_ocr", "tiny", overrides=[{"model": model, "data": data or {}}])
     return LatexOcrTask(config, 0)

@@ -2,15 +2,15 @@ import numpy as np
 import pytest
 import torch
 
-from sparling_genomics.config import resolve_config
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.genome.sequence import reverse_complement_codes
-from sparling_genomics.tasks import task_class
 from sparling_genomics.tasks.planted_motifs import (
     SPLITS,
     place_instances,
     relative_scores,
 )
+from sparling_genomics.tasks.registry import task_class
+from sparling_genomics.train.run_config import resolve_config
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_evaluation_sets_are_fixed(task):
     first = [b.x for b in task.eval_batches("val", 32)]
     again = [b.x for b in task.eval_batches("val", 32)]
     assert all(torch.equal(a, b) for a, b in zip(first, again))
-    assert sum(len(x) for x in first) == task.config["data"]["val_size"]
+    assert sum(len(x) for x in first) == task.config.data.val_size
 
 
 def test_place_instances_never_overlaps():

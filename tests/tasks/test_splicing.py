@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from sparling_genomics.config import resolve_config
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.tasks.splicing import SplicingTask
+from sparling_genomics.train.run_config import resolve_config
 
 
 def _task(dataset, **model):

@@ -8,10 +8,10 @@ import time
 import pytest
 import torch
 
-from sparling_genomics.config import resolve_config
 from sparling_genomics.errors import CheckpointError, ConfigError, RunDirectoryError
 from sparling_genomics.rundir import TIMING_FIELDS
 from sparling_genomics.train.checkpoint import load_checkpoint
+from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import BatchPrefetcher, train
 
 from ..conftest import REPO
@@ -122,7 +122,7 @@ def test_existing_run_directory_is_never_overwritten(tmp_path):
 
 def test_impossible_density_writes_nothing(tmp_path):
     config = tiny()
-    config["annealing"]["stop_density"] = 2.0
+    config.annealing.stop_density = 2.0
     with pytest.raises(ConfigError, match="density"):
         train(config, tmp_path / "run", progress=False)
     assert not (tmp_path / "run").exists()
@@ -260,9 +260,9 @@ def test_learning_rate_warms_up_then_follows_the_phase(tmp_path):
 @pytest.mark.parametrize(
     "setting, message",
     [
-        ({"warmup_samples": -1}, "warmup_samples must not be negative"),
-        ({"plateau_restart_samples": -5}, "plateau_restart_samples must not be negative"),
-        ({"final_lr_schedule": "linear"}, "final_lr_schedule must be 'constant' or 'cosine'"),
+        ({"warmup_samples": -1}, "'train.warmup_samples' must not be negative"),
+        ({"plateau_restart_samples": -5}, "'train.plateau_restart_samples' must not be negative"),
+        ({"final_lr_schedule": "linear"}, "final_lr_schedule' must be 'constant' or 'cosine'"),
     ],
 )
 def test_bad_learning_rate_schedule_writes_nothing(tmp_path, setting, message):
@@ -284,7 +284,7 @@ def test_a_run_that_never_learns_restarts_from_a_new_initialisation(tmp_path):
     assert "bar" not in restarts[0]  # no annealing decision on the given-up initialisation
     assert metrics["plateau_restarts"] == 1
     after = next(r for r in log if r["samples"] > 320)
-    assert after["density"] == config["annealing"]["start_density"]
+    assert after["density"] == config.annealing.start_density
     train(config, tmp_path / "b", progress=False)
     assert read_log(tmp_path / "b") == log
     from sparling_genomics.train.trainer import Trainer

@@ -1,0 +1,58 @@
+"""A run's whole config: the task's defaults and preset, then user files and ``--set``.
+
+Here, in the train layer, because a run's config joins what each task owns (its ``data`` and
+``model`` dataclasses, what it sets in the shared blocks, its presets; ``tasks``) with the
+trainer's settings (``train.settings``) and the annealer's (``sparsity.annealing``); the
+merging and checking itself is ``config``'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from ..config import RunConfig, load_yaml, merge
+from ..errors import ConfigError
+from ..sparsity.annealing import AnnealingSettings
+from ..tasks.registry import task_class
+from .settings import TrainSettings
+
+
+def default_config(name: str) -> RunConfig:
+    """Task ``name``'s config before any preset: its data and model dataclasses, the shared
+    train and annealing settings with what the task sets in them."""
+    cls = task_class(name)
+    config = RunConfig(
+        task=name,
+        data=cls.data_config(),
+        model=cls.model_config(),
+        train=TrainSettings(),
+        annealing=AnnealingSettings(),
+    )
+    return merge(config, cls.defaults, every=True)
+
+
+def resolve_config(
+    task: str,
+    preset: str = "cpu",
+    *,
+    files: list[Path] | None = None,
+    overrides: list[dict] | None = None,
+) -> RunConfig:
+    """The full config of ``task`` with ``preset``, files and overrides applied in order."""
+
+    presets = task_class(task).presets
+    if preset not in presets:
+        raise ConfigError(
+            f"unknown preset {preset!r} for task {task!r}; choose from: {', '.join(presets)}"
+        )
+    config = dataclasses.replace(merge(default_config(task), presets[preset]), preset=preset)
+    for path in files or []:
+        user = load_yaml(path)
+        user.pop("preset", None)
+        if user.get("task", task) != task:
+            raise ConfigError(f"{path}: config is for task {user['task']!r}, not {task!r}")
+        config = merge(config, user)
+    for override in overrides or []:
+        config = merge(config, override)
+    return config
