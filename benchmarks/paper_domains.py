@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sparling_genomics.config import load_yaml
 from sparling_genomics.export.report import write_report
-from sparling_genomics.rundir import config_path
+from sparling_genomics.rundir import config_path, report_path
 from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, pct, publish, run_or_resume
@@ -65,7 +65,7 @@ def run_paper_domain_benchmark(
         config = resolve_config(task, preset, overrides=list(overrides or []) + [{"seed": seed}])
         run_dir = out / f"{task}_seed{seed}"
         metrics = run_or_resume(run_dir, config)
-        report = write_report(run_dir, run_dir / "report.html")
+        report = write_report(run_dir, report_path(run_dir))
         runs.append({"seed": seed, "run": str(run_dir), "report": str(report),
                      "ours": _figures(metrics), "training": _training(run_dir)})  # fmt: skip
     ours = _mean_figures([r["ours"] for r in runs])

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sparling_genomics.rundir import SCAN_SUMMARY
+
 from .report import machine_description, machine_line, publish
 
 N_CONTIGS = 10_000
@@ -68,7 +70,7 @@ def _scan_child(run: Path, fasta: Path, out: Path) -> dict:
     if done.returncode != 0:
         raise RuntimeError(f"scan of {fasta} failed: {done.stderr[-2000:]}")
     rss_kb = int(done.stdout.strip().splitlines()[-1])
-    summary = json.loads((out / "scan.json").read_text())
+    summary = json.loads((out / SCAN_SUMMARY).read_text())
     return {"seconds": round(seconds, 2), "peak_rss_gb": round(rss_kb / 1024**2, 3),
             "model_seconds": summary["scan_seconds"], "sites": summary["sites"],
             "bed_rows": summary["bed_rows"], "sequences": summary["sequences"],

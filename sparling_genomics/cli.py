@@ -165,7 +165,8 @@ def dataset(
 @main.command()
 @click.option(
     "--task",
-    help="Task to train: planted, splicing, digit_circle, latex_ocr, audio_sequence.",
+    help="Task to train: planted, splicing, digit_circle, latex_ocr, audio_sequence, or any "
+    "other name in tasks/registry.py (an unknown name lists them).",
 )
 @click.option("--preset", default="cpu", show_default=True, help="Preset: cpu, paper, tiny.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
@@ -342,8 +343,9 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
 def report(run, motifs_dir, baseline, scan_dir, out, title) -> None:
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
     from .export.report import write_report
+    from .rundir import report_path
 
-    path = write_report(run, out or Path(run) / "report.html", motifs_dir=motifs_dir,
+    path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
                         baseline=baseline, scan_dir=scan_dir, title=title)  # fmt: skip
     click.echo(str(path))
 

@@ -32,6 +32,7 @@ MOTIFS_DIR = "motifs"
 MOTIFS_SUMMARY = "motifs.json"
 MOTIFS_MEME = "motifs.meme"
 SCAN_SUMMARY = "scan.json"
+REPORT_NAME = "report.html"
 # Log fields that depend on the clock rather than on the computation.
 TIMING_FIELDS = ("elapsed",)
 
@@ -54,6 +55,11 @@ def metrics_path(run: Path) -> Path:
 def checkpoint_path(run: Path, name: str = LAST_CHECKPOINT) -> Path:
     """``RUN/checkpoints/NAME`` (``last.pt`` unless named)."""
     return Path(run) / CHECKPOINT_DIR / name
+
+
+def report_path(run: Path) -> Path:
+    """``RUN/report.html``: where ``report`` writes a run's page by default."""
+    return Path(run) / REPORT_NAME
 
 
 def motifs_dir(run: Path) -> Path:

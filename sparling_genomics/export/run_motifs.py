@@ -20,7 +20,7 @@ import torch
 from ..genome.pwm import information_content, probability_matrix, trim
 from ..genome.sequence import reverse_complement_one_hot
 from ..io import write_json_atomic
-from ..rundir import motifs_dir
+from ..rundir import MOTIFS_SUMMARY, motifs_dir
 from ..train.loading import load_run
 from .formats import ExportedMotif, write_motif_files
 from .logos import write_logos
@@ -151,7 +151,7 @@ def export_run_motifs(
         "shuffled_control": naming["control"],
         "files": {k: str(v.name) for k, v in files.items()},
     }
-    write_json_atomic(out / "motifs.json", summary)
+    write_json_atomic(out / MOTIFS_SUMMARY, summary)
     return summary
 
 
