@@ -5,7 +5,7 @@ Each run is a normal ``train`` run directory (``OUT/<task>_seed<S>``; a killed b
 resumes it, a finished one is reused); the benchmark also writes each run's HTML report
 (with the Figure-4 plot of FNE/FPE/CE/E2EE against density over the annealing run),
 ``OUT/bench_<task>.json`` and its BENCHMARKS.md section. The paper's figures are quoted from
-``shared/notes/sparling-facts.md`` (not measured here); the ratio column is ours / paper's.
+its results (``PAPER`` below; not measured here); the ratio column is ours / paper's.
 """
 
 from __future__ import annotations
