@@ -1,4 +1,5 @@
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,21 @@ def train_tiny_planted_run(run: Path) -> Path:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+NO_ESPEAK = "espeak-ng is not installed (apt-get install espeak-ng)"
+
+
+@pytest.fixture(scope="session")
+def espeak_corpus(tmp_path_factory):
+    """A 3-voice, 30-clip espeak-ng corpus (built once per test session; tests only read it)."""
+    from sparling_genomics.domains.espeak_corpus import build_espeak_corpus
+
+    if shutil.which("espeak-ng") is None:
+        pytest.skip(NO_ESPEAK)
+    out = tmp_path_factory.mktemp("espeak") / "corpus"
+    build_espeak_corpus(out, speakers=3, repetitions=1, seed=0)
+    return out
 
 
 TINY_FASTA = REPO / "reference" / "tiny" / "tiny.fa"

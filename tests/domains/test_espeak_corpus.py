@@ -11,18 +11,9 @@ from scipy.io import wavfile
 from sparling_genomics.domains.espeak_corpus import MANIFEST, build_espeak_corpus
 from sparling_genomics.domains.spoken_digits import load_audiomnist, split_speakers
 from sparling_genomics.errors import ConfigError, InputError
+from tests.conftest import NO_ESPEAK
 
-NO_ESPEAK = "espeak-ng is not installed (apt-get install espeak-ng)"
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason=NO_ESPEAK)
-
-
-@pytest.fixture(scope="module")
-def espeak_corpus(tmp_path_factory):
-    if shutil.which("espeak-ng") is None:
-        pytest.skip(NO_ESPEAK)
-    out = tmp_path_factory.mktemp("espeak") / "corpus"
-    build_espeak_corpus(out, speakers=3, repetitions=1, seed=0)
-    return out
 
 
 @needs_espeak

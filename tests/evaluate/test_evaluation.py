@@ -28,7 +28,7 @@ def test_a_sequence_task_is_scored_by_decoding_and_its_motifs():
     assert model.training  # restored
     assert isinstance(result, Evaluation) and result.sites is None
     assert list(result.e2e) == ["exact_match", "edit_error"]
-    assert result.samples == int(config["data"]["val_size"])
+    assert result.samples == config.data.val_size
     assert 0.0 < result.measured_density <= 1.0
     assert {"fne", "fpe", "ce", "ce_matching", "channel_to_symbol"} <= set(result.motif)
 

@@ -2,22 +2,6 @@
 cells on the clips' spans and swaps."""
 
 import json
-import shutil
-
-import pytest
-
-from sparling_genomics.domains.espeak_corpus import build_espeak_corpus
-
-NO_ESPEAK = "espeak-ng is not installed (apt-get install espeak-ng)"
-
-
-@pytest.fixture(scope="module")
-def espeak_corpus(tmp_path_factory):
-    if shutil.which("espeak-ng") is None:
-        pytest.skip(NO_ESPEAK)
-    out = tmp_path_factory.mktemp("espeak") / "corpus"
-    build_espeak_corpus(out, speakers=3, repetitions=1, seed=0)
-    return out
 
 
 def test_tiny_audio_sequence_train_end_to_end(cli, espeak_corpus, tmp_path):
