@@ -188,7 +188,10 @@ def dataset(
 )
 @click.option("--baseline", is_flag=True, help="Train without the sparse layer (splicing).")
 @click.option("--resume", is_flag=True, help="Continue the killed run in --out.")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option(
+    "--no-progress", is_flag=True,
+    help="No progress report (by default a bar on a terminal, else a plain line every 30 s).",
+)  # fmt: skip
 def train(
     task,
     preset,

@@ -28,8 +28,9 @@ rule train:
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
+        # No --no-progress: into a log file the trainer writes a plain progress line every 30 s.
         "OMP_NUM_THREADS={threads} {params.sg} train {params.args} --out {params.out} "
-        "--no-progress > {log} 2>&1"
+        "> {log} 2>&1"
 
 
 rule compare:

@@ -49,6 +49,7 @@ from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint, save_checkpoint
 from .device import pick_device
 from .prefetch import BatchPrefetcher
+from .progress import Progress
 from .run_config import resolve_config
 from .schedule import on_plateau, step_lr
 
@@ -281,7 +282,8 @@ class Trainer:
         eval_every = t.eval_every
         checkpoint_every = t.checkpoint_every_seconds
         s = self.state
-        bar = _progress_bar(self.progress, s["samples"])
+        progress = Progress(self.progress, s["samples"], max_samples=t.max_samples,
+                            max_seconds=t.max_seconds, metric=self.task.accuracy_metric)
         started = time.monotonic() - s["elapsed"]
         last_checkpoint = time.monotonic()
         self.model.train()
@@ -301,29 +303,21 @@ class Trainer:
                 s["loss_sum"] += float(loss.detach())
                 s["loss_count"] += 1
                 s["elapsed"] = time.monotonic() - started
-                if bar is not None:
-                    bar.update(len(batch))
+                progress.step(len(batch), s["samples"], s["elapsed"], s["phase"])
                 if s["samples"] >= s["next_eval"]:
                     record = self._evaluate_and_anneal()
                     s["next_eval"] += eval_every
                     s["elapsed"] = time.monotonic() - started
                     record["elapsed"] = round(s["elapsed"], 3)
                     self._log(record)
-                    if bar is not None:
-                        bar.set_postfix(
-                            loss=f"{record['loss']:.3f}",
-                            val=f"{accuracy_of(record, self.task):.3f}",
-                            density=f"{record['density']:.2e}" if record["density"] else "-",
-                            phase=s["phase"],
-                        )
+                    progress.evaluated(record, accuracy_of(record, self.task), s["phase"])
                     if time.monotonic() - last_checkpoint >= checkpoint_every:
                         self.save()
                         last_checkpoint = time.monotonic()
                 stopped_by = self._finished()
         finally:
             batches.close()
-        if bar is not None:
-            bar.close()
+            progress.close()
         return self.finish(stopped_by)
 
     def finish(self, stopped_by: str) -> dict:
@@ -399,14 +393,6 @@ def _finite(value):
     if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
-
-
-def _progress_bar(enabled: bool, initial: int):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(initial=initial, unit="sample", unit_scale=True, dynamic_ncols=True, leave=True)
 
 
 def _saved_config(path: Path) -> RunConfig:
