@@ -260,10 +260,17 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 @click.option("--jaspar-collection", default="CORE", show_default=True)
 @click.option("--jaspar-tax-group", default="plants", show_default=True,
               help="JASPAR taxonomic group ('' for all).")  # fmt: skip
+@click.option(
+    "--reference-motifs",
+    metavar="splicing|jaspar|FILE",
+    help="What motifs are named against: 'splicing' (annotated site PWMs, branch point, "
+    "plant ESE hexamers), 'jaspar', or a MEME file. Default: splicing for site tasks built "
+    "from an annotation, jaspar otherwise.",
+)
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
-           device) -> None:  # fmt: skip
-    """Motifs of a trained model: PWM files, logos, JASPAR names (Tomtom)."""
+           reference_motifs, device) -> None:  # fmt: skip
+    """Motifs of a trained model: PWM files, logos, names (Tomtom), where sites sit."""
     from .export.run_motifs import export_run_motifs
 
     summary = export_run_motifs(
@@ -277,15 +284,19 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
             "tax_group": jaspar_tax_group or None,
         },  # fmt: skip
         device=device,
+        reference_motifs=reference_motifs,
     )
     for m in summary["motifs"]:
         click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")
     control = summary["shuffled_control"]
     click.echo(
         f"{len(summary['motifs'])} motifs, {len(summary['silent_channels'])} silent channels; "
-        f"shuffled control: {control.get('false_matches', 0)} of {control.get('motifs', 0)} "
-        "named at q < 0.05"
+        f"named against {summary['reference_motifs']['kind']}; shuffled control: "
+        f"{control.get('false_matches', 0)} of {control.get('motifs', 0)} named at q < 0.05"
     )
+    for m in summary["motifs"]:
+        if "positions" in m:
+            click.echo(f"{m['id']}\t{m['positions']['summary']}")
 
 
 @main.command()
