@@ -282,3 +282,17 @@ def positional_summary(block: dict, q_threshold: float = 0.05) -> str:
     if not clauses:
         return "no positional enrichment"
     return "; ".join(text for _, text in sorted(clauses, key=lambda t: t[0]))
+
+
+def enrichment_by_motif(
+    context: PositionalContext,
+    sites: dict[str, np.ndarray],
+    settings: PositionSettings | None = None,
+) -> dict[str, dict]:
+    """``{motif id: positions block}`` for any grouping of sites (channels, families):
+    ``sites[id]`` is an ``(n, 2)`` array of (context window ordinal, output position), e.g.
+    a family's merged channel sites."""
+    return {
+        key: positional_enrichment(context, where[:, 0], where[:, 1], settings)
+        for key, where in sites.items()
+    }

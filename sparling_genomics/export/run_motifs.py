@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..evaluate.positions import PositionSettings, build_positional_context, positional_enrichment
+from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
 from ..genome.pwm import information_content, probability_matrix, trim
 from ..genome.sequence import reverse_complement_one_hot
 from ..io import write_json_atomic
@@ -169,9 +169,8 @@ def export_run_motifs(
         context = build_positional_context(
             dataset, task.eval_indices(split), split, settings.max_distance
         )
-        for m in motifs:
-            where = locations[m.channel]
-            placed[m.id] = positional_enrichment(context, where[:, 0], where[:, 1], settings)
+        placed = enrichment_by_motif(context, {m.id: locations[m.channel] for m in motifs},
+                                     settings)  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     files = write_motif_files(out, motifs, background)
     write_logos(out / "logos", motifs)

@@ -109,3 +109,13 @@ def test_context_from_tiny_dataset_has_acceptor_at_distance_zero(tiny_dataset):
     inside = dp + 1 < data.window
     assert (ctx.region[dw[inside], dp[inside] + 1] == 2).mean() > 0.95
     assert (ctx.region[dw, dp] == 1).all()
+
+
+def test_enrichment_by_motif_takes_any_grouping_of_sites():
+    from sparling_genomics.evaluate.positions import enrichment_by_motif
+
+    ctx, acceptors = _context()
+    planted = np.stack([np.zeros(3, int), acceptors[0] - 20], axis=1)
+    family = np.concatenate([planted, np.stack([np.ones(3, int), acceptors[1] - 20], axis=1)])
+    blocks = enrichment_by_motif(ctx, {"channel": planted, "family": family})
+    assert blocks["channel"]["n_sites"] == 3 and blocks["family"]["n_sites"] == 6
