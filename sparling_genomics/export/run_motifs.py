@@ -137,28 +137,25 @@ def export_run_motifs(
     motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
     choice = reference_motifs or getattr(task, "reference_motifs", "jaspar")
     annotated: dict[str, np.ndarray] = {}
-    if choice == "jaspar":
-        collection, targets = _jaspar_targets(config, jaspar)
-        reference = {"kind": "jaspar", "description": " ".join(
-            str(v) for v in collection.values() if v)}  # fmt: skip
-    elif choice == "splicing":
-        collection = None
+    if choice == "splicing":
         targets, annotated = splicing_reference(dataset, background)
         reference = {"kind": "splicing", "description": "annotated site PWMs (training block), "
                      "branch point and plant ESE hexamers (reference/splicing_motifs.meme)"}
-    else:
-        collection = None
+    elif choice != "jaspar":
         targets = motif_file_targets(Path(choice))
         reference = {"kind": "file", "description": str(choice)}
+    # The JASPAR collection names DNA motifs; beside another reference it is a decoy set: a
+    # few dozen targets make Tomtom's null (built from the target columns) unreliable, so
+    # JASPAR's columns fill it out and count in the q-values, but never name anything.
+    collection, jaspar_motifs = _jaspar_targets(config, jaspar)
+    jaspar_words = " ".join(str(v) for v in collection.values() if v)
+    if choice == "jaspar":
+        targets, decoys = jaspar_motifs, None
+        reference = {"kind": "jaspar", "description": jaspar_words}
+    else:
+        decoys = jaspar_motifs
+        reference["decoys"] = f"{jaspar_words} (Tomtom null and q-value count only; no names)"
     reference["targets"] = [t.matrix_id for t in targets]
-    decoys = None
-    if choice != "jaspar":
-        # A few dozen reference motifs make Tomtom's null unreliable: JASPAR's columns fill
-        # it out, and never name anything.
-        collection_used = dict(DEFAULT_COLLECTION)
-        decoys = load_jaspar_collection(*collection_used.values())
-        reference["decoys"] = " ".join(str(v) for v in collection_used.values()) + (
-            " (Tomtom null and q-value count only; never a name)")
     naming = name_motifs(motifs, targets, decoys=decoys)
     for m in motifs:
         named = naming["named"].get(m.id)
