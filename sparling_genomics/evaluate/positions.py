@@ -296,3 +296,27 @@ def enrichment_by_motif(
         key: positional_enrichment(context, where[:, 0], where[:, 1], settings)
         for key, where in sites.items()
     }
+
+
+def significant_bins(block: dict, q_threshold: float = 0.05) -> list[dict]:
+    """Every enriched category of a ``positions`` block at q < ``q_threshold``, strongest
+    first: ``{'class', 'lo', 'hi'}`` for a distance bin ``[lo, hi)``, ``{'class', 'beyond'}``
+    or ``{'region'}``, each with ``ratio`` and ``q``. What a benchmark asks of a motif family
+    ("enriched 15-40 nt upstream of acceptors", "enriched in introns, away from the sites")
+    is a filter over this list."""
+    edges = block["bin_edges"]
+    out = []
+    for name, c in block["classes"].items():
+        for b, (ratio, q) in enumerate(zip(c["ratio"], c["q"])):
+            if (ratio or 0) > 1 and q < q_threshold:
+                out.append({"class": name, "lo": edges[b], "hi": edges[b + 1], "ratio": ratio,
+                            "q": q})  # fmt: skip
+        beyond = c["beyond"]
+        if (beyond["ratio"] or 0) > 1 and beyond["q"] < q_threshold:
+            out.append({"class": name, "beyond": True, "ratio": beyond["ratio"],
+                        "q": beyond["q"]})  # fmt: skip
+    for name in REGIONS:
+        r = block["regions"].get(name)
+        if r and (r["ratio"] or 0) > 1 and r["q"] < q_threshold:
+            out.append({"region": name, "ratio": r["ratio"], "q": r["q"]})
+    return sorted(out, key=lambda row: row["q"])

@@ -119,3 +119,15 @@ def test_enrichment_by_motif_takes_any_grouping_of_sites():
     family = np.concatenate([planted, np.stack([np.ones(3, int), acceptors[1] - 20], axis=1)])
     blocks = enrichment_by_motif(ctx, {"channel": planted, "family": family})
     assert blocks["channel"]["n_sites"] == 3 and blocks["family"]["n_sites"] == 6
+
+
+def test_significant_bins_list_the_planted_bin_and_the_region():
+    from sparling_genomics.evaluate.positions import significant_bins
+
+    ctx, acceptors = _context()
+    window = np.concatenate([[w] * len(a) for w, a in enumerate(acceptors)])
+    position = np.concatenate(acceptors) - 20
+    rows = significant_bins(positional_enrichment(ctx, window, position))
+    best = {k: rows[0][k] for k in ("class", "lo", "hi")}
+    assert best == {"class": "acceptor", "lo": -30, "hi": -15}
+    assert not any(r.get("class") == "acceptor" and r.get("lo", 0) >= 0 for r in rows)
