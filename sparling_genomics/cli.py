@@ -267,10 +267,16 @@ def evaluate(run, split, dataset_path, out, device) -> None:
     "plant ESE hexamers), 'jaspar', or a MEME file. Default: splicing for site tasks built "
     "from an annotation, jaspar otherwise.",
 )
+@click.option("--max-distance", type=click.IntRange(min=1), default=300, show_default=True,
+              help="Site tasks: nt each side of a labelled site that motif positions are "
+              "binned over.")  # fmt: skip
+@click.option("--bin-width", type=click.IntRange(min=1), default=15, show_default=True,
+              help="Site tasks: width (nt) of a distance bin.")  # fmt: skip
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
-           reference_motifs, device) -> None:  # fmt: skip
+           reference_motifs, max_distance, bin_width, device) -> None:  # fmt: skip
     """Motifs of a trained model: PWM files, logos, names (Tomtom), where sites sit."""
+    from .evaluate.positions import PositionSettings
     from .export.run_motifs import export_run_motifs
 
     summary = export_run_motifs(
@@ -285,6 +291,7 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
         },  # fmt: skip
         device=device,
         reference_motifs=reference_motifs,
+        positions=PositionSettings(max_distance=max_distance, bin_width=bin_width),
     )
     for m in summary["motifs"]:
         click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")

@@ -88,6 +88,16 @@ def test_tiny_splicing_run_exports_positions_names_and_report(cli, tiny_dataset,
     page = (tmp_path / "report.html").read_text()
     assert "Where the motifs sit" in page and "metaplot of" in page
 
+    # Named against JASPAR on request, with other bins.
+    other = tmp_path / "jaspar_motifs"
+    result = cli("export", "--model", run, "--min-sites", "3", "--out", other,
+                 "--reference-motifs", "jaspar", "--max-distance", "100", "--bin-width", "10")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((other / "motifs.json").read_text())
+    assert summary["reference_motifs"]["kind"] == "jaspar"
+    assert all(m["positions"]["bin_edges"][0] == -100 for m in summary["motifs"])
+    assert all("kl_to_annotated" not in m for m in summary["motifs"])
+
     # The same run on a dataset built before regions were recorded: exported, marked.
     with h5py.File(dataset, "a") as h5:
         del h5["region"]
