@@ -27,7 +27,7 @@ of one motif (all bins of all classes, the ``beyond`` categories and the three r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
@@ -53,13 +53,17 @@ class PositionSettings:
 @dataclass
 class PositionalContext:
     """Per evaluated window and output position: distance to each class's nearest site,
-    whether the position is scorable, and its region code (None when unavailable)."""
+    whether the position is scorable, and its region code (None when unavailable). Read-only
+    once built: per-window null fractions are cached on it."""
 
     classes: list[str]
     distance: np.ndarray  # (windows, classes, window) int32, BEYOND past max_distance
     scorable: np.ndarray  # (windows, window) bool
     region: np.ndarray | None  # (windows, window) int8 codes of REGIONS, -1 not labelled
     max_distance: int
+    # Per (category map, bins): each window's fraction of scorable positions per category
+    # and the category of every position. The same for every motif: computed once.
+    cache: dict = field(default_factory=dict, repr=False)
 
 
 def nearest_signed_distance(positions: np.ndarray, sites: np.ndarray) -> np.ndarray:
@@ -150,13 +154,21 @@ def _categories(distance: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return np.where((distance == BEYOND) | (cat < 0) | (cat >= nb), nb, cat)
 
 
-def _expected(cat: np.ndarray, scorable: np.ndarray, sites_per_window: np.ndarray, n: int):
-    """Expected counts per category (``n`` categories; ``cat`` (windows, window))."""
+def _window_fractions(cat: np.ndarray, scorable: np.ndarray, n: int) -> np.ndarray:
+    """(windows, n): each window's fraction of scorable positions in each of ``n``
+    categories (``cat`` (windows, window))."""
     counts = np.zeros((cat.shape[0], n))
     rows = np.repeat(np.arange(cat.shape[0]), cat.shape[1]).reshape(cat.shape)
     np.add.at(counts, (rows[scorable], cat[scorable]), 1.0)
-    fraction = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
-    return sites_per_window @ fraction
+    return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+
+
+def _categorised(context: PositionalContext, key, make, n: int):
+    """(categories of every position, window fractions) of map ``key``, cached."""
+    if key not in context.cache:
+        cat = make()
+        context.cache[key] = (cat, _window_fractions(cat, context.scorable, n))
+    return context.cache[key]
 
 
 def _poisson_upper(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -189,16 +201,23 @@ def positional_enrichment(
     tests: list[tuple[str, object, float, float]] = []  # (class or region, bin, obs, exp)
     classes = {}
     for c, name in enumerate(context.classes):
-        cat = _categories(context.distance[:, c, :], edges)
+        cat, fraction = _categorised(
+            context, (c, tuple(edges)), lambda c=c: _categories(context.distance[:, c, :], edges),
+            nb + 1,
+        )  # fmt: skip
         observed = np.bincount(cat[window, position], minlength=nb + 1).astype(float)
-        expected = _expected(cat, context.scorable, per_window, nb + 1)
+        expected = per_window @ fraction
         classes[name] = {"observed": observed, "expected": expected}
         tests += [(name, b, observed[b], expected[b]) for b in range(nb + 1)]
     regions: dict = {"available": context.region is not None}
     if context.region is not None:
-        code = np.where(context.region >= 0, context.region, 0).astype(np.int64)
+        region = context.region
+        code, fraction = _categorised(
+            context, "region", lambda: np.where(region >= 0, region, 0).astype(np.int64),
+            len(REGIONS),
+        )  # fmt: skip
         observed = np.bincount(code[window, position], minlength=len(REGIONS)).astype(float)
-        expected = _expected(code, context.scorable, per_window, len(REGIONS))
+        expected = per_window @ fraction
         for r, name in enumerate(REGIONS):
             tests.append(("region", name, observed[r], expected[r]))
     p = _poisson_upper(np.array([t[2] for t in tests]), np.array([t[3] for t in tests]))
@@ -241,6 +260,11 @@ def positional_enrichment(
     return block
 
 
+def _p_words(p: float) -> str:
+    """A p- or q-value for the summary line: underflow reads '< 1e-300', not 0."""
+    return "< 1e-300" if p < 1e-300 else f"= {p:.2g}"
+
+
 def _range_words(lo: int, hi: int) -> str:
     """``[lo, hi)`` in words: '15-30 nt upstream', '0-15 nt downstream'."""
     if hi <= 0:
@@ -268,17 +292,19 @@ def positional_summary(block: dict, q_threshold: float = 0.05) -> str:
             o = sum(c["observed"][lo : hi + 1])
             e = sum(c["expected"][lo : hi + 1])
             p = float(_poisson_upper(np.array([o]), np.array([e]))[0])
-            clauses.append((c["q"][best], f"enriched {_range_words(edges[lo], edges[hi + 1])} "
-                                          f"of {name}s, {o / e:.1f}x, p = {p:.2g}"))  # fmt: skip
+            where = _range_words(edges[lo], edges[hi + 1])
+            text = f"enriched {where} of {name}s, {o / e:.1f}x, p {_p_words(p)}"
+            clauses.append((c["q"][best], text))
         b = c["beyond"]
         if (b["ratio"] or 0) > 1 and b["q"] < q_threshold:
             clauses.append((b["q"], f"enriched beyond {block['max_distance']} nt of {name}s, "
-                                    f"{b['ratio']:.1f}x, q = {b['q']:.2g}"))  # fmt: skip
+                                    f"{b['ratio']:.1f}x, q {_p_words(b['q'])}"))  # fmt: skip
     for name in REGIONS:
         r = block["regions"].get(name)
         if r and (r["ratio"] or 0) > 1 and r["q"] < q_threshold:
-            clauses.append((r["q"], f"{name} share {r['share']:.2f} vs {r['expected_share']:.2f} "
-                                    f"expected ({r['ratio']:.1f}x, q = {r['q']:.2g})"))  # fmt: skip
+            text = (f"{name} share {r['share']:.2f} vs {r['expected_share']:.2f} expected "
+                    f"({r['ratio']:.1f}x, q {_p_words(r['q'])})")  # fmt: skip
+            clauses.append((r["q"], text))
     if not clauses:
         return "no positional enrichment"
     return "; ".join(text for _, text in sorted(clauses, key=lambda t: t[0]))
