@@ -174,15 +174,16 @@ def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def positions_section(summary: dict) -> str:
-    """'Where the motifs sit': per motif with a ``positions`` block, its one-line summary
-    and metaplot; a KL table where motifs were compared with the annotated site PWMs."""
-    placed = [m for m in summary["motifs"] if m.get("positions")]
+def positions_section(motifs: list[dict], heading: str = "Where the motifs sit") -> str:
+    """Per entry of ``motifs`` (``motifs.json`` entries: channels, or families, anything with
+    ``id``, ``consensus`` and a ``positions`` block) its one-line summary and metaplot; a KL
+    table where entries were compared with the annotated site PWMs."""
+    placed = [m for m in motifs if m.get("positions")]
     if not placed:
         return ""
     first = placed[0]["positions"]
     parts = [
-        "<h2>Where the motifs sit</h2>",
+        f"<h2>{html.escape(heading)}</h2>",
         f"<p>Signed distance (transcript orientation, negative = upstream) of each motif's "
         f"sites to the nearest labelled site of each class, within &plusmn;"
         f"{first['max_distance']} nt, against a matched null ({html.escape(first['null'])}); "
@@ -200,7 +201,7 @@ def positions_section(summary: dict) -> str:
             f"</code></h3><p>{html.escape(block['summary'])}</p>",
             _figure(png, f"metaplot of {m['id']}", "No site classes."),
         ]
-    with_kl = [m for m in summary["motifs"] if m.get("kl_to_annotated")]
+    with_kl = [m for m in motifs if m.get("kl_to_annotated")]
     if with_kl:
         kinds = list(with_kl[0]["kl_to_annotated"])
         head = "<tr><th>motif</th>" + "".join(
@@ -311,7 +312,7 @@ def build_report(
             f"{control.get('motifs', 0)} column-shuffled motifs would have been named "
             f"(false-match rate {_fmt(control.get('false_match_rate'), 3)}).</p>",
             _motif_table(summary, motifs_dir / "logos", truth),
-            positions_section(summary),
+            positions_section(summary["motifs"]),
         ]
     if scan is not None:
         parts += [
