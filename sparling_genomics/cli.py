@@ -263,10 +263,23 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 @click.option("--jaspar-collection", default="CORE", show_default=True)
 @click.option("--jaspar-tax-group", default="plants", show_default=True,
               help="JASPAR taxonomic group ('' for all).")  # fmt: skip
+@click.option(
+    "--reference-motifs",
+    metavar="splicing|jaspar|FILE",
+    help="What motifs are named against: 'splicing' (annotated site PWMs, branch point, "
+    "plant ESE hexamers), 'jaspar', or a MEME file. Default: splicing for site tasks built "
+    "from an annotation, jaspar otherwise.",
+)
+@click.option("--max-distance", type=click.IntRange(min=1), default=300, show_default=True,
+              help="Site tasks: nt each side of a labelled site that motif positions are "
+              "binned over.")  # fmt: skip
+@click.option("--bin-width", type=click.IntRange(min=1), default=15, show_default=True,
+              help="Site tasks: width (nt) of a distance bin.")  # fmt: skip
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
-           device) -> None:  # fmt: skip
-    """Motifs of a trained model: PWM files, logos, JASPAR names (Tomtom)."""
+           reference_motifs, max_distance, bin_width, device) -> None:  # fmt: skip
+    """Motifs of a trained model: PWM files, logos, names (Tomtom), where sites sit."""
+    from .evaluate.positions import PositionSettings
     from .export.run_motifs import export_run_motifs
 
     summary = export_run_motifs(
@@ -280,15 +293,20 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
             "tax_group": jaspar_tax_group or None,
         },  # fmt: skip
         device=device,
+        reference_motifs=reference_motifs,
+        positions=PositionSettings(max_distance=max_distance, bin_width=bin_width),
     )
     for m in summary["motifs"]:
         click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")
     control = summary["shuffled_control"]
     click.echo(
         f"{len(summary['motifs'])} motifs, {len(summary['silent_channels'])} silent channels; "
-        f"shuffled control: {control.get('false_matches', 0)} of {control.get('motifs', 0)} "
-        "named at q < 0.05"
+        f"named against {summary['reference_motifs']['kind']}; shuffled control: "
+        f"{control.get('false_matches', 0)} of {control.get('motifs', 0)} named at q < 0.05"
     )
+    for m in summary["motifs"]:
+        if "positions" in m:
+            click.echo(f"{m['id']}\t{m['positions']['summary']}")
 
 
 @main.command()

@@ -5,6 +5,9 @@
 * Motif error against density (the Sparling paper's Figure 4 shape): FNE, FPE and CE on the
   validation set at each evaluation, against the density at that point, for tasks that know
   their true motifs (the trainer logs ``val_fne``/``val_fpe``/``val_ce`` for them).
+* A motif's metaplot (site tasks): observed and expected site counts against signed distance
+  to the nearest labelled site, one panel per site class, from its ``positions`` block
+  (``evaluate/positions.py``), plus its exon / intron / intergenic shares where recorded.
 
 Figures are matplotlib (Agg backend) PNG bytes, so the report can embed them.
 """
@@ -76,6 +79,55 @@ def motif_error_vs_density(records: list[dict]) -> bytes | None:
         ax.set_ylim(0, 1.02)
         ax.legend(fontsize=8)
         ax.set_title("Motif and end-to-end errors against density")
+        return _png(fig)
+    finally:
+        plt.close(fig)
+
+
+def positional_metaplot(block: dict, title: str = "") -> bytes | None:
+    """PNG of a motif's ``positions`` block: per site class, observed and matched-null
+    expected counts per distance bin (bins with q < 0.05 and more than expected starred);
+    a last panel with region shares when the dataset records them. None without classes."""
+    classes = block.get("classes") or {}
+    if not classes:
+        return None
+    edges = block["bin_edges"]
+    centres = [(lo + hi - 1) / 2 for lo, hi in zip(edges[:-1], edges[1:])]
+    regions = block.get("regions") or {}
+    panels = len(classes) + int(bool(regions.get("available")))
+    plt = pyplot()
+    fig, axes = plt.subplots(1, panels, figsize=(3.3 * panels, 2.6), squeeze=False)
+    try:
+        for ax, (name, c) in zip(axes[0], classes.items()):
+            ax.step(centres, c["observed"], where="mid", color="tab:blue", label="observed")
+            ax.plot(centres, c["expected"], color="tab:gray", linestyle="--", label="expected")
+            top = max(max(c["observed"]), max(c["expected"]), 1)
+            for x, o, e, q in zip(centres, c["observed"], c["expected"], c["q"]):
+                if q < 0.05 and o > e:
+                    ax.text(x, o + 0.02 * top, "*", ha="center", color="tab:red")
+            ax.axvline(0, color="k", linewidth=0.5)
+            beyond = c["beyond"]
+            ax.set_title(f"{name} (beyond: {beyond['observed']} / {beyond['expected']:.0f})",
+                         fontsize=9)  # fmt: skip
+            ax.set_xlabel(f"distance to nearest {name} (nt, - = upstream)", fontsize=8)
+            ax.set_ylabel("sites", fontsize=8)
+            ax.tick_params(labelsize=7)
+        axes[0][0].legend(fontsize=7)
+        if regions.get("available"):
+            ax = axes[0][-1]
+            names = [n for n in ("exon", "intron", "intergenic") if n in regions]
+            x = range(len(names))
+            ax.bar([i - 0.2 for i in x], [regions[n]["share"] for n in names], 0.4,
+                   color="tab:blue", label="observed")  # fmt: skip
+            ax.bar([i + 0.2 for i in x], [regions[n]["expected_share"] for n in names], 0.4,
+                   color="tab:gray", label="expected")  # fmt: skip
+            ax.set_xticks(list(x), names, fontsize=8)
+            ax.set_ylabel("share of sites", fontsize=8)
+            ax.set_title("region", fontsize=9)
+            ax.legend(fontsize=7)
+        if title:
+            fig.suptitle(title, fontsize=10)
+        fig.tight_layout()
         return _png(fig)
     finally:
         plt.close(fig)

@@ -108,20 +108,28 @@ def name_motifs(
     q_threshold: float = 0.05,
     top: int = 5,
     seed: int = 0,
+    decoys: list[DatabaseMotif] | None = None,
 ) -> dict:
     """Tomtom every motif (and a column-shuffled copy) against ``targets``.
+
+    ``decoys``: motifs compared as well, so that Tomtom's null (built from the target
+    columns) and the per-query Benjamini-Hochberg count see a database-sized set (a reference
+    of a few dozen consensus motifs gives unreliable p-values), but that never name a motif:
+    the best match and the name come from ``targets`` only.
 
     Returns ``{'matches': [Match...] (top per motif), 'best': {id: Match|None},
     'named': {id: 'MA... NAME' | None}, 'control': {...}}``.
     """
     if not motifs:
         return {"matches": [], "best": {}, "named": {}, "control": {"motifs": 0}}
+    nameable = len(targets)
+    targets = list(targets) + list(decoys or [])
     p, offsets, overlaps, strands = _tomtom([m.probs for m in motifs], targets)
     q = np.stack([benjamini_hochberg(row) for row in p])
     e = p * len(targets)
     matches, best, named = [], {}, {}
     for i, m in enumerate(motifs):
-        order = np.argsort(p[i])[:top]
+        order = np.argsort(p[i, :nameable])[:top]
         rows = [
             Match(
                 m.id,
@@ -144,7 +152,7 @@ def name_motifs(
     rng = np.random.default_rng(seed)
     shuffled = [shuffle_columns(m.probs, rng) for m in motifs]
     cp, *_ = _tomtom(shuffled, targets)
-    cq = np.stack([benjamini_hochberg(row) for row in cp])
+    cq = np.stack([benjamini_hochberg(row) for row in cp])[:, :nameable]
     false_named = int((cq.min(axis=1) < q_threshold).sum())
     control = {
         "motifs": len(motifs),

@@ -8,8 +8,11 @@ URL), so the file opens offline and can be mailed. Sections:
 * for tasks with truth (the planted task): FNE, FPE, CE and which true motif each channel
   found;
 * the annealing curve and, where logged, the motif-error-against-density figure;
-* per exported motif: its logo, consensus, sites, information, best JASPAR match with p/E/q
-  and whether it is named (q < 0.05), plus the silent channels and the shuffled control;
+* per exported motif: its logo, consensus, sites, information, best match (JASPAR, or the
+  splicing reference for site tasks) with p/E/q and whether it is named (q < 0.05), plus the
+  silent channels and the shuffled control;
+* site tasks: where each motif sits (metaplot against distance to the labelled sites, region
+  shares, one-line summary) and each motif's KL to the annotated site PWMs;
 * where a scan folder is given: its site counts and track files.
 
 The page is built with ``html.escape`` and f-strings: a template engine would be one more
@@ -29,7 +32,7 @@ from ..io import safe_child, write_text_atomic
 from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
-from .figures import annealing_curve, motif_error_vs_density
+from .figures import annealing_curve, motif_error_vs_density, positional_metaplot
 from .formats import ExportedMotif, read_meme_motifs
 from .logos import logo_png
 
@@ -164,11 +167,56 @@ def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
         )
     head = (
         "<tr><th>motif</th><th>logo</th><th>consensus</th><th>sites</th><th>bits</th>"
-        "<th>JASPAR name (q &lt; 0.05)</th><th>p</th><th>E</th><th>q</th>"
+        "<th>name (q &lt; 0.05)</th><th>p</th><th>E</th><th>q</th>"
         + ("<th>true motif found</th>" if truth else "")
         + "</tr>"
     )
     return f"<table>{head}{''.join(rows)}</table>"
+
+
+def positions_section(motifs: list[dict], heading: str = "Where the motifs sit") -> str:
+    """Per entry of ``motifs`` (``motifs.json`` entries: channels, or families, anything with
+    ``id``, ``consensus`` and a ``positions`` block) its one-line summary and metaplot; a KL
+    table where entries were compared with the annotated site PWMs."""
+    placed = [m for m in motifs if m.get("positions")]
+    if not placed:
+        return ""
+    first = placed[0]["positions"]
+    parts = [
+        f"<h2>{html.escape(heading)}</h2>",
+        f"<p>Signed distance (transcript orientation, negative = upstream) of each motif's "
+        f"sites to the nearest labelled site of each class, within &plusmn;"
+        f"{first['max_distance']} nt, against a matched null ({html.escape(first['null'])}); "
+        f"{html.escape(first['test'])}.</p>",
+    ]
+    if not first["regions"].get("available"):
+        parts.append("<p class=muted>Exon / intron / intergenic share: unavailable (the "
+                     "dataset records no regions: a BED source, or built before they were "
+                     "recorded; rebuild it with <code>sparling-genomics dataset</code>).</p>")
+    for m in placed:
+        block = m["positions"]
+        png = positional_metaplot(block, f"{m['id']} ({block['n_sites']} sites)")
+        parts += [
+            f"<h3><code>{html.escape(m['id'])}</code> <code>{html.escape(m['consensus'])}"
+            f"</code></h3><p>{html.escape(block['summary'])}</p>",
+            _figure(png, f"metaplot of {m['id']}", "No site classes."),
+        ]
+    with_kl = [m for m in motifs if m.get("kl_to_annotated")]
+    if with_kl:
+        kinds = list(with_kl[0]["kl_to_annotated"])
+        head = "<tr><th>motif</th>" + "".join(
+            f"<th>KL to annotated {html.escape(k)} (bits/column)</th>" for k in kinds) + "</tr>"
+        rows = "".join(
+            f"<tr><td><code>{html.escape(m['id'])}</code></td>"
+            + "".join(f"<td class=num>{_fmt(m['kl_to_annotated'][k]['bits_per_column'], 3)}</td>"
+                      for k in kinds)
+            + "</tr>"
+            for m in with_kl
+        )  # fmt: skip
+        parts.append("<p>Each motif against the annotated site PWMs of the training block "
+                     "(mean KL per column at the best alignment):</p>"
+                     f"<table>{head}{rows}</table>")  # fmt: skip
+    return "\n".join(parts)
 
 
 def _figure(png: bytes | None, alt: str, missing: str) -> str:
@@ -250,18 +298,21 @@ def build_report(
         )
     else:
         jaspar = summary.get("jaspar") or {}
+        reference = (summary.get("reference_motifs") or {}).get("description") or " ".join(
+            str(v) for v in jaspar.values() if v)  # fmt: skip
         named = sum(1 for m in summary["motifs"] if m.get("name"))
         control = summary.get("shuffled_control") or {}
         parts += [
             f"<p>{len(summary['motifs'])} motifs exported from the {html.escape(summary['split'])}"
             f" split, {named} named by Tomtom against "
-            f"{html.escape(' '.join(str(v) for v in jaspar.values() if v))} at q &lt; 0.05. "
+            f"{html.escape(reference)} at q &lt; 0.05. "
             f"Silent channels (too few sites to export): "
             f"{', '.join(str(c) for c in summary['silent_channels']) or 'none'}.</p>",
             f"<p>Shuffled control: {control.get('false_matches', 0)} of "
             f"{control.get('motifs', 0)} column-shuffled motifs would have been named "
             f"(false-match rate {_fmt(control.get('false_match_rate'), 3)}).</p>",
             _motif_table(summary, motifs_dir / "logos", truth),
+            positions_section(summary["motifs"]),
         ]
     if scan is not None:
         parts += [

@@ -9,6 +9,9 @@ Layout of a dataset file (all arrays indexed by window)::
     strand    int8  (n,)                      +1 or -1 (minus-strand windows are reverse
                                               complemented, labels follow)
     start     int64 (n,)                      genome coordinate of the lowest output position
+    region    int8  (n, window)               annotation datasets only (added after format 1
+                                              shipped, so optional): 0 intergenic, 1 exon,
+                                              2 intron, on the window's strand; -1 not labelled
     attrs: classes, seqids, window, context, split (per-sequence block boundaries),
            source, summary (counts), format_version
 
@@ -44,6 +47,9 @@ from .sequence import one_hot, reverse_complement_codes
 
 FORMAT_VERSION = 1
 SPLITS = ("train", "val", "test")
+#: Codes of the optional ``region`` array: exons and introns of the selected transcripts of
+#: the window's strand (a base exonic in one transcript and intronic in another is exonic).
+REGIONS = ("intergenic", "exon", "intron")
 
 
 @dataclass
@@ -103,6 +109,8 @@ class _Plan:
     tracks: dict[tuple[str, int], LabelTrack]  # (seqid, strand) -> labelled intervals
     boundaries: dict[str, list[int]]
     summary: dict
+    # (seqid, strand) -> exon (1) and intron (2) intervals; None: no annotation (BED source)
+    regions: dict[tuple[str, int], LabelTrack] | None = None
 
 
 def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -113,6 +121,33 @@ def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append([s, e])
     return [(s, e) for s, e in out]
+
+
+def region_tracks(selected) -> dict[tuple[str, int], LabelTrack]:
+    """Per (seqid, strand): merged exons (code 1) and the rest of the transcripts' spans
+    (introns, code 2), as non-overlapping intervals."""
+    spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    exons: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for t in selected:
+        key = (t.seqid, 1 if t.strand == "+" else -1)
+        spans.setdefault(key, []).append((t.start, t.end))
+        exons.setdefault(key, []).extend(t.exons)
+    out = {}
+    for key, span_list in spans.items():
+        merged_exons = _merge(exons.get(key, []))
+        rows = [(s, e, 1) for s, e in merged_exons]
+        for s, e in _merge(span_list):
+            cursor = s
+            for es, ee in merged_exons:
+                if ee <= cursor or es >= e:
+                    continue
+                if es > cursor:
+                    rows.append((cursor, es, 2))
+                cursor = max(cursor, ee)
+            if cursor < e:
+                rows.append((cursor, e, 2))
+        out[key] = LabelTrack(rows)
+    return out
 
 
 def block_boundaries(
@@ -195,7 +230,7 @@ def plan_from_annotation(
         "label_collisions": collisions,
         "skipped_features": dict(sorted(annotation.skipped.items())),
     }
-    return _Plan(classes, windows, tracks, boundaries, summary)
+    return _Plan(classes, windows, tracks, boundaries, summary, region_tracks(selected))
 
 
 def plan_from_bed(
@@ -263,10 +298,17 @@ def _cut(genome: Genome, plan: _Plan, spec: DatasetSpec, index: int):
     end = min(start + spec.window, span_end)
     y[: end - start] = 0
     plan.tracks[(seqid, strand)].fill(y, start, end)
+    region = None
+    if plan.regions is not None:
+        region = np.zeros(spec.window, dtype=np.int8)
+        if (seqid, strand) in plan.regions:
+            plan.regions[(seqid, strand)].fill(region, start, end)
+        region[y < 0] = -1
     if strand == -1:
         codes = reverse_complement_codes(codes)
         y = y[::-1].copy()
-    return codes, y
+        region = None if region is None else region[::-1].copy()
+    return codes, y, region
 
 
 def build_dataset(
@@ -327,11 +369,19 @@ def build_dataset(
             chunks=(min(16, n), spec.window),
             compression="gzip",
         )
+        region = None
+        if plan.regions is not None:
+            region = h5.create_dataset(
+                "region", (n, spec.window), dtype="int8", chunks=(min(16, n), spec.window),
+                compression="gzip",
+            )  # fmt: skip
         for lo in range(0, n, batch):
             hi = min(n, lo + batch)
             pieces = [_cut(genome, plan, spec, i) for i in range(lo, hi)]
             x[lo:hi] = one_hot(np.stack([p[0] for p in pieces]), dtype=np.uint8)
             y[lo:hi] = np.stack([p[1] for p in pieces])
+            if region is not None:
+                region[lo:hi] = np.stack([p[2] for p in pieces])
         h5["split"] = np.array([w[3] for w in plan.windows], dtype=np.int8)
         h5["seqid"] = np.array([seq_index[w[0]] for w in plan.windows], dtype=np.int32)
         h5["strand"] = np.array([w[1] for w in plan.windows], dtype=np.int8)
@@ -389,6 +439,8 @@ class SiteDataset:
             self.split = self._h5["split"][:]
             self.x = self._h5["x"]
             self.y = self._h5["y"]
+            # Datasets built before the region array existed still load (no exon/intron).
+            self.has_regions = "region" in self._h5
         except (OSError, KeyError, ValueError) as exc:
             raise InputError(
                 f"{self.path}: not a sparling-genomics dataset ({exc})"[:300]
@@ -407,6 +459,24 @@ class SiteDataset:
         back = np.empty_like(order)
         back[order] = np.arange(len(order))
         return x[back].astype(np.float32), y[back].astype(np.int64)
+
+    def _rows(self, name: str, indices: np.ndarray) -> np.ndarray:
+        """Rows ``indices`` (any order) of the per-window array ``name``."""
+        indices = np.asarray(indices, dtype=np.int64)
+        order = np.argsort(indices)
+        out = np.empty((len(indices), self.window), dtype=np.int8)
+        if len(indices):
+            out[order] = self._h5[name][indices[order]]
+        return out
+
+    def labels(self, indices: np.ndarray) -> np.ndarray:
+        """Labels ``y`` (int8) of windows ``indices``, without reading their sequence."""
+        return self._rows("y", indices)
+
+    def regions(self, indices: np.ndarray) -> np.ndarray | None:
+        """``region`` codes (``REGIONS``; -1 not labelled) of windows ``indices``; None for a
+        dataset without them (a BED source, or built before they were recorded)."""
+        return self._rows("region", indices) if self.has_regions else None
 
     def windows(self, indices: np.ndarray) -> dict[str, np.ndarray]:
         """Coordinates of windows ``indices``."""

@@ -69,3 +69,24 @@ def dinucleotide_bits(probs: np.ndarray, pair: str) -> float:
 def has_dinucleotide(probs: np.ndarray, pair: str, min_bits: float = 1.5) -> bool:
     """Whether two adjacent positions are ``pair`` (argmax bases) with >= ``min_bits`` each."""
     return dinucleotide_bits(probs, pair) >= min_bits
+
+
+def aligned_kl(query: np.ndarray, reference: np.ndarray) -> tuple[float, int]:
+    """Mean KL divergence ``KL(query || reference)`` in bits per column at the best ungapped
+    alignment (same strand), and that offset (reference column of the query's first column).
+
+    The narrower matrix must lie wholly inside the wider one (a trimmed motif inside a wide
+    annotated site window), so every column of it is compared. Hand-written: Tomtom scores
+    alignments by p-value, not by the divergence the benchmark's floor is stated in.
+    """
+    q, r = np.asarray(query, dtype=float), np.asarray(reference, dtype=float)
+    flip = len(q) > len(r)
+    narrow, wide = (r, q) if flip else (q, r)
+    best, best_offset = np.inf, 0
+    for offset in range(len(wide) - len(narrow) + 1):
+        part = wide[offset : offset + len(narrow)]
+        p, ref = (part, narrow) if flip else (narrow, part)
+        value = float(relative_entropy(p, ref).mean())
+        if value < best:
+            best, best_offset = value, offset
+    return best, (-best_offset if flip else best_offset)

@@ -68,6 +68,9 @@ class Task(ABC):
     ce_matching: str = "one_to_one"
     #: DNA tasks: motifs can be exported as PWMs/logos, named against JASPAR and scanned.
     exports_motifs: bool = False
+    #: What ``export`` names motifs against by default: "jaspar" (DNA binding motifs) or
+    #: "splicing" (RNA-level signals: annotated site PWMs, branch point, ESE hexamers).
+    reference_motifs: str = "jaspar"
     #: How ``evaluate.evaluation`` scores the end-to-end output: "sequence" (output strings
     #: from :meth:`decode`: exact match, edit error) or "sites" (per-position class
     #: probabilities from :meth:`site_probabilities`, scored per class of :attr:`classes`).

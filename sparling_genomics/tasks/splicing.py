@@ -144,6 +144,16 @@ class SplicingTask(Task):
             "test": self._subset(self.data.indices("test"), config.data.test_windows),
         }
 
+    @property
+    def reference_motifs(self) -> str:
+        """Splice sites and other transcript sites from an annotation are RNA-level signals:
+        named against the splicing reference; a BED of peaks is DNA: JASPAR."""
+        return "splicing" if self.data.summary.get("source") == "annotation" else "jaspar"
+
+    def eval_indices(self, split: str) -> np.ndarray:
+        """Dataset indices of the windows :meth:`eval_batches` yields for ``split``, in order."""
+        return self._eval_index[split]
+
     @staticmethod
     def _subset(index: np.ndarray, size: int) -> np.ndarray:
         """Evenly spaced ``size`` windows of ``index`` (all when size is 0 or larger)."""

@@ -123,6 +123,8 @@ def test_bed_source_labels_sites_on_both_strands(tmp_path):
     assert len(minus) == 1 and (y[minus[0]] == 1).sum() == 10
     # Background windows: as many unlabelled windows as labelled ones, none labelled.
     assert (np.array([(row > 0).any() for row in y]) == 0).sum() == 3
+    # A BED carries no gene structure: no exon/intron regions.
+    assert not data.has_regions and data.regions(np.arange(2)) is None
 
 
 @pytest.mark.parametrize(

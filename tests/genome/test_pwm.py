@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from sparling_genomics.genome.pwm import (
     consensus,
@@ -32,3 +33,16 @@ def test_trim_against_the_genome_background_drops_composition_only_flanks():
     probs = np.vstack([flank, core, flank])
     assert trim(probs) == (0, 8)  # against uniform, the A/T flanks carry 0.37 bits each
     assert trim(probs, background=at_rich) == (3, 5)
+
+
+def test_aligned_kl_of_a_pwm_to_itself_is_zero_and_to_another_is_positive():
+    from sparling_genomics.genome.pwm import aligned_kl
+
+    rng = np.random.default_rng(0)
+    wide = rng.dirichlet(np.ones(4), 31)
+    assert aligned_kl(wide, wide) == (pytest.approx(0.0, abs=1e-12), 0)
+    # A trimmed piece is found at its own offset, either way round.
+    assert aligned_kl(wide[10:17], wide) == (pytest.approx(0.0, abs=1e-12), 10)
+    assert aligned_kl(wide, wide[10:17]) == (pytest.approx(0.0, abs=1e-12), -10)
+    other = rng.dirichlet(np.ones(4), 7)
+    assert aligned_kl(other, wide)[0] > 0.05

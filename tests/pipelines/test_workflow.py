@@ -93,6 +93,7 @@ def test_planted_target_runs_through_the_same_rules(finished):
     assert named["release"] == planted["jaspar_release"]
     splicing = json.loads((_job(finished) / "sparling" / "motifs" / "motifs.json").read_text())
     assert splicing["jaspar"]["release"] == "JASPAR2026" != planted["jaspar_release"]
+    assert splicing["reference_motifs"]["kind"] == "splicing"  # JASPAR only as decoys there
     for rule in ("train_sparling", "export", "compare", "report"):
         assert (finished / "logs" / "planted" / "seed0" / f"{rule}.log").is_file(), rule
 
