@@ -5,9 +5,10 @@ name (``family/motif id`` when export clustered the motifs into families, else t
 plus ``:`` and its JASPAR name when significant), score (0-1000: the activation over the
 channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base,
 when inside the span), itemRgb (one colour per family, or per motif without families).
-Rows are in ``bedtools sort -g`` order (chromosome order of the FASTA, then start), made
-and sorted per sequence with numpy rather than by bedtools: a chromosome yields millions of rows, and writing them out for sortBed and reading them back
-cost more than the scan itself; the tests check the order against ``pybedtools``' ``sort``.
+Rows are in ``bedtools sort -g`` order (chromosome order of the FASTA, then start), made and
+sorted per sequence with numpy rather than by bedtools: a chromosome yields millions of rows,
+and writing them out for sortBed and reading them back cost more than the scan itself; the
+tests check the order against ``pybedtools``' ``sort``.
 The track line lives in a separate ``.track`` header file, because a bigBed source must not
 carry one. bigBed and bigWig are written with ``pybigtools``; chromosome names are exactly
 those of the FASTA.
