@@ -340,14 +340,36 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
 )
 @click.option("--out", type=click.Path(path_type=Path), help="HTML file (default RUN/report.html).")
 @click.option("--title", help="Page title.")
-def report(run, motifs_dir, baseline, scan_dir, out, title) -> None:
+@click.option(
+    "--stability",
+    type=click.Path(path_type=Path),
+    help="JSON written by `stability` over this run's seeds (its table is shown).",
+)
+def report(run, motifs_dir, baseline, scan_dir, out, title, stability) -> None:
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
     from .export.report import write_report
     from .rundir import report_path
 
     path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
-                        baseline=baseline, scan_dir=scan_dir, title=title)  # fmt: skip
+                        baseline=baseline, scan_dir=scan_dir, title=title,
+                        stability=stability)  # fmt: skip
     click.echo(str(path))
+
+
+@main.command()
+@click.option("--model", "runs", required=True, multiple=True, type=click.Path(path_type=Path),
+              help="An exported run directory, one per seed (give it 2 or more times).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="JSON file.")
+@click.option("--q", "q_threshold", default=0.01, show_default=True, type=float,
+              help="Tomtom q-value below which two families match.")  # fmt: skip
+def stability(runs, out, q_threshold) -> None:
+    """Which motif families recur across seeds of one setting (Tomtom of the representatives)."""
+    from .export.stability import seed_stability
+
+    result = seed_stability(list(runs), out, q_threshold=q_threshold)
+    for s in result["seeds"]:
+        click.echo(f"{s['seed']}: {s['recurring']} of {s['families']} families in every seed")
+    click.echo(f"fraction reproduced: {result['fraction_reproduced']}")
 
 
 @main.command()
