@@ -43,9 +43,6 @@ from ..io import atomic_write
 from .formats import ExportedMotif
 from .naming import DEFAULT_COLLECTION, benjamini_hochberg, load_jaspar_collection
 
-FAMILY_DIR = "families"  # RUN/motifs/families/: the family-level files
-FAMILY_SITES = "sites.tsv.gz"
-
 
 @dataclass
 class FamilySettings:

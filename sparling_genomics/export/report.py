@@ -28,7 +28,15 @@ import numpy as np
 
 from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
-from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
+from ..rundir import (
+    FAMILIES_DIR,
+    MOTIFS_MEME,
+    MOTIFS_SUMMARY,
+    SCAN_SUMMARY,
+    metrics_path,
+    read_log,
+    read_run_json,
+)
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from .figures import annealing_curve, motif_error_vs_density
@@ -179,11 +187,11 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
     block = summary.get("families")
     if not block or not block.get("families"):
         return []
-    folder = Path(motifs_dir) / "families"
+    folder = Path(motifs_dir) / FAMILIES_DIR
     logos = folder / "logos"
     pwms: dict[str, np.ndarray] = {}
     if any(not safe_child(logos, f["id"], ".png").is_file() for f in block["families"]):
-        pwms = _meme_pwms(folder / "motifs.meme")
+        pwms = _meme_pwms(folder / MOTIFS_MEME)
     settings = block.get("settings") or {}
     copies = block.get("near_copies") or {}
     rows = []

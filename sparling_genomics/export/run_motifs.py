@@ -22,11 +22,9 @@ import torch
 from ..genome.pwm import information_content, probability_matrix, trim
 from ..genome.sequence import reverse_complement_one_hot
 from ..io import write_json_atomic
-from ..rundir import MOTIFS_SUMMARY, motifs_dir
+from ..rundir import FAMILIES_DIR, FAMILY_SITES, MOTIFS_SUMMARY, motifs_dir
 from ..train.loading import load_run
 from .families import (
-    FAMILY_DIR,
-    FAMILY_SITES,
     FamilySettings,
     cluster_families,
     families_summary,
@@ -152,7 +150,7 @@ def export_run_motifs(
     files = write_motif_files(out, motifs, background)
     write_logos(out / "logos", motifs)
     write_tomtom(out / "tomtom.tsv", naming)
-    families = export_families(out / FAMILY_DIR, motifs, dict(enumerate(sites)), targets,
+    families = export_families(out / FAMILIES_DIR, motifs, dict(enumerate(sites)), targets,
                                rf=model.g.receptive_field, background=background,
                                settings=family_settings)  # fmt: skip
     summary = {
@@ -212,9 +210,9 @@ def export_families(
         write_logos(folder / "logos", representatives)
         write_tomtom(folder / "tomtom.tsv", naming)
         write_family_sites(folder / FAMILY_SITES, families)
-        block["files"] = {k: f"{FAMILY_DIR}/{v.name}" for k, v in files.items()}
-        block["files"]["sites"] = f"{FAMILY_DIR}/{FAMILY_SITES}"
-        block["files"]["tomtom"] = f"{FAMILY_DIR}/tomtom.tsv"
+        block["files"] = {k: f"{FAMILIES_DIR}/{v.name}" for k, v in files.items()}
+        block["files"]["sites"] = f"{FAMILIES_DIR}/{FAMILY_SITES}"
+        block["files"]["tomtom"] = f"{FAMILIES_DIR}/tomtom.tsv"
     return block
 
 

@@ -18,8 +18,8 @@ import yaml
 
 from ..errors import InputError
 from ..io import write_json_atomic
-from ..rundir import MOTIFS_SUMMARY, config_path, motifs_dir
-from .families import FAMILY_DIR, tomtom_between
+from ..rundir import FAMILIES_DIR, MOTIFS_MEME, MOTIFS_SUMMARY, config_path, motifs_dir
+from .families import tomtom_between
 from .formats import ExportedMotif, read_meme_motifs
 
 STABILITY_Q = 0.01  # the threshold: a family must recur unmistakably, not by chance
@@ -46,12 +46,12 @@ def read_run_families(run: Path) -> tuple[int | None, list[ExportedMotif]]:
         seed = (yaml.safe_load(config_path(run).read_text()) or {}).get("seed")
     if not block["families"]:
         return seed, []
-    meme = read_meme_motifs(folder / FAMILY_DIR / "motifs.meme")
+    meme = read_meme_motifs(folder / FAMILIES_DIR / MOTIFS_MEME)
     by_id = {key.split()[0]: probs for key, probs in meme.items()}
     out = []
     for f in block["families"]:
         if f["id"] not in by_id:
-            raise InputError(f"{folder / FAMILY_DIR / 'motifs.meme'}: family {f['id']!r} of "
+            raise InputError(f"{folder / FAMILIES_DIR / MOTIFS_MEME}: family {f['id']!r} of "
                              f"{MOTIFS_SUMMARY} is missing; export again")  # fmt: skip
         out.append(ExportedMotif(f["id"], by_id[f["id"]], int(f["nsites"]),
                                  (f.get("name") or "").replace(" ", "_")))  # fmt: skip
