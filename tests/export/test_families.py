@@ -81,6 +81,22 @@ def test_sites_link_channels_that_fire_at_the_same_places():
     assert len(cluster_families([a, b], {0: here, 1: half}, rf=RF, settings=settings)[0]) == 2
 
 
+def test_a_motif_bridging_two_signals_does_not_chain_them_into_one_family():
+    """A-B and B-C linked by shared sites, A-C not: average linkage keeps A and C apart
+    (single linkage would make one family of three)."""
+    a, b, c = motif(0, pwm(OTHER[:10])), motif(1, pwm(THIRD[:10])), motif(2, pwm(LONG[:10]))
+    windows = np.arange(40)
+    at = {0: 50, 1: 52, 2: 54}  # b is within 2 nt of both, a and c are 4 nt apart
+    sites = {k: np.stack([windows, np.full(40, p), np.ones(40, int)], axis=1)
+             for k, p in at.items()}  # fmt: skip
+    families, links, _ = cluster_families([a, b, c], sites, rf=RF)
+    assert {(e["a"], e["b"]) for e in links} == {("sparling_c00", "sparling_c01"),
+                                                  ("sparling_c01", "sparling_c02")}  # fmt: skip
+    assert groups(families) == [{0, 1}, {2}]
+    assert len(cluster_families([a, b, c], sites, rf=RF,
+                                settings=FamilySettings(linkage=0.3))[0]) == 1  # fmt: skip
+
+
 def test_representative_of_two_shifted_copies_is_their_aligned_merge():
     strong, weak = pwm(LONG[:10], 0.85), pwm(LONG[2:12], 0.6)
     a, b = motif(0, strong, 100), motif(1, weak, 300)
