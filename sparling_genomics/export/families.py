@@ -23,7 +23,8 @@ background; the padding is not reported), and q-values are Benjamini-Hochberg ov
 other motifs, the comparisons actually made.
 
 Each family has a representative PWM: every member aligned to the family's largest member at
-their Tomtom offset and strand, its probabilities times its site count summed column by
+their Tomtom offset and strand (members linked by sites only: at their site windows'
+alignment), its probabilities times its site count summed column by
 column (site-weighted merged counts), and the union span cut to the columns that members
 holding at least ``min_coverage`` of the family's sites cover. Its sites are the members'
 sites projected onto the representative's span and strand, de-duplicated (sites of the same
@@ -242,20 +243,26 @@ def representative_pwm(
 
 
 def family_alignment(
-    group: list[int], motifs: list[ExportedMotif], sim: Similarity
+    group: list[int], motifs: list[ExportedMotif], sim: Similarity, q_threshold: float = 0.01
 ) -> tuple[list[int], list[bool]]:
-    """Shifts (>= 0) and strands of each member against the group's largest member, from
-    Tomtom with the largest member as the query."""
+    """Shifts (>= 0) and strands of each member against the group's largest member: Tomtom's
+    offset and strand (largest member as the query) where it matches at q < ``q_threshold``;
+    otherwise (a member linked by shared sites only, whose Tomtom alignment would be
+    arbitrary) the alignment of their site windows, which are centred on the same
+    activations: same strand, shifted by the difference of their trim offsets."""
     seed = max(group, key=lambda i: (motifs[i].nsites, -i))
     raw, reverse = [], []
     for i in group:
         if i == seed:
             raw.append(0)
             reverse.append(False)
-            continue
-        # seed column j <-> member (oriented) column j + offset: member column t at t - offset
-        raw.append(-int(sim.offset[seed, i]))
-        reverse.append(bool(sim.reverse[seed, i]))
+        elif sim.q[seed, i] < q_threshold:
+            # seed column j <-> member (oriented) column j + offset: member t at t - offset
+            raw.append(-int(sim.offset[seed, i]))
+            reverse.append(bool(sim.reverse[seed, i]))
+        else:
+            raw.append(motifs[i].offset - motifs[seed].offset)
+            reverse.append(False)
     low = min(raw)
     return [r - low for r in raw], reverse
 
@@ -320,7 +327,7 @@ def cluster_families(
                              settings.linkage)  # fmt: skip
     families = []
     for group in groups:
-        shifts, reverse = family_alignment(group, motifs, sim)
+        shifts, reverse = family_alignment(group, motifs, sim, settings.tomtom_q)
         members = [motifs[i] for i in group]
         probs, lo = representative_pwm(members, shifts, reverse, settings.min_coverage)
         projected = [project_sites(sites.get(m.channel, np.zeros((0, 3))), m, s, r,

@@ -221,19 +221,23 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
         "<h2>Motif families</h2>",
         f"<p>{block['count']} families among {exported} exported motifs. Two motifs are linked "
         f"when Tomtom matches them (both strands, any offset) at q &lt; "
-        f"{_fmt(settings.get('tomtom_q'))} over at least {_fmt(settings.get('min_overlap'), 2)}"
-        f" of the shorter one, or when {_fmt(settings.get('site_overlap'), 2)} of the smaller "
-        f"channel's sites lie within &plusmn;{settings.get('site_window')} nt of the other's; "
-        f"a family is a group in which more than {_fmt(settings.get('linkage'), 2)} of the "
-        "pairs are linked (average linkage). Its logo is the site-weighted merge of its aligned "
-        "members; its sites are theirs, de-duplicated. Near-copies (same window offset, PWM "
-        f"correlation &ge; {_fmt(settings.get('near_copy_similarity'), 2)}): "
+        f"{settings.get('tomtom_q')} over at least {_percent(settings.get('min_overlap'))} "
+        f"of the shorter one, or when at least {_percent(settings.get('site_overlap'))} of the "
+        f"smaller channel's sites lie within &plusmn;{settings.get('site_window')} nt of the "
+        f"other's; a family is a group in which more than {_percent(settings.get('linkage'))} "
+        "of the pairs are linked (average linkage). Its logo is the site-weighted merge of "
+        "its aligned members; its sites are theirs, de-duplicated. Near-copies (same window "
+        f"offset, PWM correlation &ge; {_fmt(settings.get('near_copy_similarity'), 2)}): "
         f"{len(copies.get('redundant') or [])} of {exported} channels "
         f"({_fmt(copies.get('fraction'), 3)}).</p>",
         "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
         "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
         f"</tr>{''.join(rows)}</table>",
     ]
+
+
+def _percent(value) -> str:
+    return "&ndash;" if value is None else f"{100 * value:.0f}%"
 
 
 def stability_section(stability: dict, seed=None) -> list[str]:

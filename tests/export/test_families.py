@@ -69,8 +69,11 @@ def test_sites_link_channels_that_fire_at_the_same_places():
     here = np.array([[w, 50, 1] for w in range(40)])
     near = here + [0, 2, 0]  # within +-2 nt
     far = here + [0, 9, 0]
+    b.offset = 3  # b's PWM starts 3 columns further into the same site window
     linked, links, _ = cluster_families([a, b], {0: here, 1: near}, rf=RF)
     assert groups(linked) == [{0, 1}] and links[0]["by"] == ["sites"]
+    # No Tomtom match: the members are aligned as their site windows are.
+    assert linked[0].shifts == [0, 3] and linked[0].reverse == [False, False]
     apart, links, _ = cluster_families([a, b], {0: here, 1: far}, rf=RF)
     assert groups(apart) == [{0}, {1}] and links == []
     assert site_overlap(here, near, 2) == 1.0 and site_overlap(here, near, 1) == 0.0
