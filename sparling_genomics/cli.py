@@ -282,7 +282,8 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
         click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")
     control = summary["shuffled_control"]
     click.echo(
-        f"{len(summary['motifs'])} motifs, {len(summary['silent_channels'])} silent channels; "
+        f"{len(summary['motifs'])} motifs in {summary['families']['count']} families, "
+        f"{len(summary['silent_channels'])} silent channels; "
         f"shuffled control: {control.get('false_matches', 0)} of {control.get('motifs', 0)} "
         "named at q < 0.05"
     )

@@ -1,4 +1,4 @@
-"""Seed stability on hand-made families across three "seeds", and the `stability` verb."""
+"""Seed stability on hand-made families across three "seeds" (the verb: tests/test_cli.py)."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 from sparling_genomics.errors import InputError
 from sparling_genomics.export.families import reverse_complement
 from sparling_genomics.export.formats import ExportedMotif, write_motif_files
-from sparling_genomics.export.stability import family_stability, seed_stability
+from sparling_genomics.export.stability import family_stability
 
 
 def pwm(seq: str, p: float = 0.85) -> np.ndarray:
@@ -52,7 +52,7 @@ def test_one_run_is_refused():
         family_stability([("seed0", families(0))])
 
 
-def _exported_run(root, seed: int):
+def exported_family_run(root, seed: int):
     """A run directory holding only what `stability` reads: config seed and the families."""
     run = root / f"seed{seed}"
     folder = run / "motifs" / "families"
@@ -63,26 +63,3 @@ def _exported_run(root, seed: int):
     block = {"families": [{"id": f.id, "nsites": f.nsites, "name": None} for f in fams]}
     (run / "motifs" / "motifs.json").write_text(json.dumps({"motifs": [], "families": block}))
     return run
-
-
-def test_stability_verb_writes_the_table(tmp_path, cli):
-    runs = [_exported_run(tmp_path, s) for s in range(3)]
-    out = tmp_path / "stability.json"
-    result = cli("stability", *[a for r in runs for a in ("--model", r)], "--out", out)
-    assert result.returncode == 0, result.stderr
-    assert "seed0: 1 of 3 families in every seed" in result.stdout
-    written = json.loads(out.read_text())
-    assert written == seed_stability(runs)
-    assert written["fraction_reproduced"] == pytest.approx(0.375, abs=1e-4)
-
-
-def test_stability_verb_refuses_a_run_without_motifs(tmp_path, cli):
-    good = _exported_run(tmp_path, 0)
-    bare = tmp_path / "bare"
-    bare.mkdir()
-    out = tmp_path / "stability.json"
-    result = cli("stability", "--model", good, "--model", bare, "--out", out)
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(bare) in lines[0] and "export" in lines[0]
-    assert not out.exists()
