@@ -349,6 +349,12 @@ def build_report(
     if stability is not None:
         parts += stability_section(read_run_json(Path(stability), "made by `stability`"),
                                    metrics.get("seed"))  # fmt: skip
+    elif summary is not None and summary.get("families"):
+        parts.append(
+            "<h2>Seed stability</h2><p class=muted>Not measured for this run: train it with "
+            "other seeds (pipeline: <code>seeds: [0, 1, 2]</code>) and compare the families "
+            "with <code>sparling-genomics stability</code>.</p>"
+        )
     parts.append("<h2>Motifs</h2>")
     task = task_class(metrics["task"])
     rows = _metric_rows(metrics)

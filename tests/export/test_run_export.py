@@ -203,6 +203,7 @@ def test_export_clusters_the_motifs_into_families(planted_tiny):
 def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, tmp_path):
     page = planted_tiny.report.read_text()
     assert page.index("<h2>Motif families</h2>") < page.index("<h2>Motifs</h2>")
+    assert "Not measured for this run" in page  # one seed: said, not hidden
     table = tmp_path / "stability.json"
     # The run against itself: every family recurs (a smoke test of the verb and the section).
     result = cli("stability", "--model", planted_tiny.run, "--model", planted_tiny.run,
@@ -213,5 +214,5 @@ def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, 
     result = cli("report", "--model", planted_tiny.run, "--stability", table, "--out", report)
     assert result.returncode == 0, result.stderr
     page = report.read_text()
-    assert "<h2>Seed stability</h2>" in page
+    assert "<h2>Seed stability</h2>" in page and "Not measured" not in page
     assert page.index("<h2>Seed stability</h2>") < page.index("<h2>Motifs</h2>")
