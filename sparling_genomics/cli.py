@@ -261,10 +261,18 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 @click.option("--jaspar-tax-group", default="plants", show_default=True,
               help="JASPAR taxonomic group ('' for all).")  # fmt: skip
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
+@click.option("--family", "family_sets", multiple=True, metavar="KEY=VALUE",
+              help="A motif-family setting (FamilySettings), e.g. tomtom_q=0.05; repeatable.")
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
-           device) -> None:  # fmt: skip
-    """Motifs of a trained model: PWM files, logos, JASPAR names (Tomtom)."""
+           device, family_sets) -> None:  # fmt: skip
+    """Motifs of a trained model: PWM files, logos, JASPAR names (Tomtom), families."""
+    from .config import merge, parse_override
+    from .export.families import FamilySettings
     from .export.run_motifs import export_run_motifs
+
+    family = FamilySettings()
+    for text in family_sets:
+        family = merge(family, parse_override(text), "family")
 
     summary = export_run_motifs(
         run,
@@ -277,6 +285,7 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
             "tax_group": jaspar_tax_group or None,
         },  # fmt: skip
         device=device,
+        family_settings=family,
     )
     for m in summary["motifs"]:
         click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")

@@ -97,3 +97,10 @@ def test_stability_verb_refuses_a_run_without_motifs(tmp_path, cli):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(bare) in lines[0] and "export" in lines[0]
     assert not out.exists()
+
+
+def test_export_refuses_a_family_setting_out_of_range(cli, tmp_path):
+    result = cli("export", "--model", tmp_path / "run", "--family", "tomtom_q=2")
+    assert result.returncode == 2
+    message = "error: config key 'family.tomtom_q' must be at most 1.0, got 2.0"
+    assert result.stderr.strip() == message
