@@ -276,11 +276,19 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 @click.option("--bin-width", type=click.IntRange(min=1), default=15, show_default=True,
               help="Site tasks: width (nt) of a distance bin.")  # fmt: skip
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
+@click.option("--family", "family_sets", multiple=True, metavar="KEY=VALUE",
+              help="A motif-family setting (FamilySettings), e.g. tomtom_q=0.05; repeatable.")
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
-           reference_motifs, max_distance, bin_width, device) -> None:  # fmt: skip
-    """Motifs of a trained model: PWM files, logos, names (Tomtom), where sites sit."""
+           reference_motifs, max_distance, bin_width, device, family_sets) -> None:  # fmt: skip
+    """Motifs of a trained model: PWM files, logos, names (Tomtom), families, where sites sit."""
+    from .config import merge, parse_override
     from .evaluate.positions import PositionSettings
+    from .export.families import FamilySettings
     from .export.run_motifs import export_run_motifs
+
+    family = FamilySettings()
+    for text in family_sets:
+        family = merge(family, parse_override(text), "family")
 
     summary = export_run_motifs(
         run,
@@ -295,12 +303,14 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
         device=device,
         reference_motifs=reference_motifs,
         positions=PositionSettings(max_distance=max_distance, bin_width=bin_width),
+        family_settings=family,
     )
     for m in summary["motifs"]:
         click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")
     control = summary["shuffled_control"]
     click.echo(
-        f"{len(summary['motifs'])} motifs, {len(summary['silent_channels'])} silent channels; "
+        f"{len(summary['motifs'])} motifs in {summary['families']['count']} families, "
+        f"{len(summary['silent_channels'])} silent channels; "
         f"named against {summary['reference_motifs']['kind']}; shuffled control: "
         f"{control.get('false_matches', 0)} of {control.get('motifs', 0)} named at q < 0.05"
     )
@@ -361,14 +371,36 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
 )
 @click.option("--out", type=click.Path(path_type=Path), help="HTML file (default RUN/report.html).")
 @click.option("--title", help="Page title.")
-def report(run, motifs_dir, baseline, scan_dir, out, title) -> None:
+@click.option(
+    "--stability",
+    type=click.Path(path_type=Path),
+    help="JSON written by `stability` over this run's seeds (its table is shown).",
+)
+def report(run, motifs_dir, baseline, scan_dir, out, title, stability) -> None:
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
     from .export.report import write_report
     from .rundir import report_path
 
     path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
-                        baseline=baseline, scan_dir=scan_dir, title=title)  # fmt: skip
+                        baseline=baseline, scan_dir=scan_dir, title=title,
+                        stability=stability)  # fmt: skip
     click.echo(str(path))
+
+
+@main.command()
+@click.option("--model", "runs", required=True, multiple=True, type=click.Path(path_type=Path),
+              help="An exported run directory, one per seed (give it 2 or more times).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="JSON file.")
+@click.option("--q", "q_threshold", default=0.01, show_default=True, type=float,
+              help="Tomtom q-value below which two families match.")  # fmt: skip
+def stability(runs, out, q_threshold) -> None:
+    """Which motif families recur across seeds of one setting (Tomtom of the representatives)."""
+    from .export.stability import seed_stability
+
+    result = seed_stability(list(runs), out, q_threshold=q_threshold)
+    for s in result["seeds"]:
+        click.echo(f"{s['seed']}: {s['recurring']} of {s['families']} families in every seed")
+    click.echo(f"fraction reproduced: {result['fraction_reproduced']}")
 
 
 @main.command()

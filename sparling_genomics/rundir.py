@@ -8,6 +8,7 @@ A training run lives in one folder::
     RUN/checkpoints/final.pt the weights the run keeps
     RUN/metrics.json         test metrics, written when training finishes
     RUN/motifs/              ``export``'s motifs (``motifs.json``, ``motifs.meme``, logos)
+    RUN/motifs/families/     their families (the same files, plus ``sites.tsv.gz``)
 
 Every module that reads or writes one of these goes through the names here. This module sits
 at the bottom of the package (beside ``io`` and ``errors``): it knows files, not tasks or
@@ -31,6 +32,8 @@ FINAL_CHECKPOINT = "final.pt"
 MOTIFS_DIR = "motifs"
 MOTIFS_SUMMARY = "motifs.json"
 MOTIFS_MEME = "motifs.meme"
+FAMILIES_DIR = "families"  # RUN/motifs/families/: the motif families' files
+FAMILY_SITES = "sites.tsv.gz"  # the families' merged sites, in FAMILIES_DIR
 SCAN_SUMMARY = "scan.json"
 REPORT_NAME = "report.html"
 # Log fields that depend on the clock rather than on the computation.

@@ -1,4 +1,9 @@
+import json
+
 import pytest
+
+from sparling_genomics.export.stability import seed_stability
+from tests.export.test_stability import exported_family_run
 
 
 @pytest.mark.parametrize(
@@ -69,3 +74,33 @@ def test_the_installed_cli_has_user_verbs_only(cli):
     assert "train" in verbs and "report" in verbs and "bench" not in verbs
     result = cli("bench", "planted", "--out", "x")
     assert result.returncode == 2 and "No such command 'bench'" in result.stderr
+
+
+def test_stability_verb_writes_the_table(tmp_path, cli):
+    runs = [exported_family_run(tmp_path, s) for s in range(3)]
+    out = tmp_path / "stability.json"
+    result = cli("stability", *[a for r in runs for a in ("--model", r)], "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "seed0: 1 of 3 families in every seed" in result.stdout
+    written = json.loads(out.read_text())
+    assert written == seed_stability(runs)
+    assert written["fraction_reproduced"] == pytest.approx(0.375, abs=1e-4)
+
+
+def test_stability_verb_refuses_a_run_without_motifs(tmp_path, cli):
+    good = exported_family_run(tmp_path, 0)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    out = tmp_path / "stability.json"
+    result = cli("stability", "--model", good, "--model", bare, "--out", out)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(bare) in lines[0] and "export" in lines[0]
+    assert not out.exists()
+
+
+def test_export_refuses_a_family_setting_out_of_range(cli, tmp_path):
+    result = cli("export", "--model", tmp_path / "run", "--family", "tomtom_q=2")
+    assert result.returncode == 2
+    message = "error: config key 'family.tomtom_q' must be at most 1.0, got 2.0"
+    assert result.stderr.strip() == message

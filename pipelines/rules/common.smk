@@ -36,6 +36,12 @@ def job_path(*parts, root=OUT, run="{run}", seed="{seed}"):
     return str(Path(root, run, f"seed{seed}", *parts))
 
 
+def run_path(*parts, root=OUT, run="{run}"):
+    """<root>/<run path>/<parts>: a file made once per run over all its seeds (seed
+    stability)."""
+    return str(Path(root, run, *parts))
+
+
 def fill(pattern, wildcards, **values):
     """The path of `pattern` (another rule's output) for this job's wildcards (+ `values`)."""
     return expand(pattern, **{**dict(wildcards.items()), **values})[0]
@@ -211,12 +217,25 @@ def export_args(wildcards):
                        "--jaspar-tax-group", j["tax_group"]])  # fmt: skip
 
 
+def stability_inputs(wildcards):
+    """The exported motifs of every seed of the run."""
+    return [fill(rules.export.output.summary, wildcards, seed=seed)
+            for seed in run_of(wildcards).seeds]  # fmt: skip
+
+
+def stability_args(wildcards, input):
+    """`--model RUN` per seed (the Sparling run folders above their motifs/)."""
+    return shlex.join([a for path in input for a in ("--model", str(Path(path).parents[1]))])
+
+
 def report_inputs(wildcards):
     run = run_of(wildcards)
     out = {
         "metrics": fill(rules.compare.output.metrics, wildcards),
         "motifs": fill(rules.export.output.summary, wildcards),
     }
+    if len(run.seeds) > 1:  # each seed's report shows which families recur in every seed
+        out["stability"] = fill(rules.stability.output.table, wildcards)
     if run.scan:
         out["scan"] = fill(rules.scan.output.summary, wildcards)
     if run.baseline:
@@ -230,6 +249,8 @@ def report_args(wildcards, input):
         args += ["--scan", str(Path(input.scan).parent)]
     if "baseline" in input.keys():
         args += ["--baseline", str(Path(input.baseline).parent)]
+    if "stability" in input.keys():
+        args += ["--stability", input.stability]
     args += ["--title", run_of(wildcards).title.format(seed=wildcards.seed)]
     return shlex.join(args)
 

@@ -1,5 +1,6 @@
-# A job's trained Sparling model -> motifs (PWM files, logos, JASPAR names) -> genome-wide
-# sites (runs with a genome and `scan`) -> one HTML report.
+# A job's trained Sparling model -> motifs (PWM files, logos, JASPAR names, families) ->
+# genome-wide sites (runs with a genome and `scan`) -> one HTML report; a run with several
+# seeds also gets the seed stability of its families, shown in each seed's report.
 
 
 rule export:
@@ -53,6 +54,28 @@ rule scan:
     shell:
         "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} "
         "--fasta {params.fasta} --out {params.out} > {log} 2>&1"
+
+
+rule stability:
+    """Which motif families recur in every seed of a run (runs with two or more seeds)."""
+    input:
+        stability_inputs,
+    output:
+        table=run_path("stability.json"),
+    params:
+        sg=SG,
+        models=stability_args,
+    log:
+        run_path("stability.log", root=LOGS),
+    benchmark:
+        run_path("stability.tsv", root=BENCHMARKS)
+    threads: 1
+    resources:
+        mem_mb=2000,
+    conda:
+        "../envs/sparling-genomics.yaml"
+    shell:
+        "{params.sg} stability {params.models} --out {output.table} > {log} 2>&1"
 
 
 rule report:

@@ -30,6 +30,7 @@ class ExportedMotif:
     name: str = ""  # alt name: a significant JASPAR match, else the consensus
     channel: int = -1
     offset: int = 0  # first position kept by trimming, within the channel's site window
+    family: str = ""  # the id of its motif family (export/families.py), once clustered
 
     @property
     def consensus(self) -> str:

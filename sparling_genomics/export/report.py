@@ -8,6 +8,8 @@ URL), so the file opens offline and can be mailed. Sections:
 * for tasks with truth (the planted task): FNE, FPE, CE and which true motif each channel
   found;
 * the annealing curve and, where logged, the motif-error-against-density figure;
+* motif families (representative logo, members, merged sites, name) and, where the run's
+  seeds were compared, which families recur in every seed;
 * per exported motif: its logo, consensus, sites, information, best match (JASPAR, or the
   splicing reference for site tasks) with p/E/q and whether it is named (q < 0.05), plus the
   silent channels and the shuffled control;
@@ -29,7 +31,15 @@ import numpy as np
 
 from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
-from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
+from ..rundir import (
+    FAMILIES_DIR,
+    MOTIFS_MEME,
+    MOTIFS_SUMMARY,
+    SCAN_SUMMARY,
+    metrics_path,
+    read_log,
+    read_run_json,
+)
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from .figures import annealing_curve, motif_error_vs_density, positional_metaplot
@@ -219,6 +229,105 @@ def positions_section(motifs: list[dict], heading: str = "Where the motifs sit")
     return "\n".join(parts)
 
 
+def families_section(summary: dict, motifs_dir: Path) -> list[str]:
+    """The report's families section (before the per-channel motifs): per family its
+    representative's logo, consensus, merged sites, members and name; how they were linked."""
+    block = summary.get("families")
+    if not block or not block.get("families"):
+        return []
+    folder = Path(motifs_dir) / FAMILIES_DIR
+    logos = folder / "logos"
+    pwms: dict[str, np.ndarray] = {}
+    if any(not safe_child(logos, f["id"], ".png").is_file() for f in block["families"]):
+        pwms = _meme_pwms(folder / MOTIFS_MEME)
+    settings = block.get("settings") or {}
+    copies = block.get("near_copies") or {}
+    rows = []
+    for f in block["families"]:
+        members = ", ".join(
+            f"<code>{html.escape(m['id'])}</code>{' (&minus;)' if m['strand'] == '-' else ''}"
+            f" {m['nsites']:,}"
+            for m in f["members"]
+        )
+        best = f.get("best_match") or {}
+        if f.get("name"):
+            name = f"<span class=named>{html.escape(f['name'])}</span>"
+        elif best:
+            name = (f"<span class=unnamed>unnamed (nearest {html.escape(best['target_id'])} "
+                    f"{html.escape(best['target_name'])}, q {_fmt(best.get('q_value'))})</span>")
+        else:
+            name = "<span class=unnamed>unnamed</span>"
+        rows.append(
+            f"<tr><td><code>{html.escape(f['id'])}</code></td>"
+            f"<td>{_logo_cell(f, logos, pwms)}</td>"
+            f"<td><code>{html.escape(f['consensus'])}</code></td>"
+            f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
+            f"<td>{members}</td><td>{name}</td></tr>"
+        )  # fmt: skip
+    exported = len(summary.get("motifs") or [])
+    return [
+        "<h2>Motif families</h2>",
+        f"<p>{block['count']} families among {exported} exported motifs. Two motifs are linked "
+        f"when Tomtom matches them (both strands, any offset) at q &lt; "
+        f"{settings.get('tomtom_q')} over at least {_percent(settings.get('min_overlap'))} "
+        f"of the shorter one, or when at least {_percent(settings.get('site_overlap'))} of the "
+        f"smaller channel's sites lie within &plusmn;{settings.get('site_window')} nt of the "
+        f"other's; a family is a group in which more than {_percent(settings.get('linkage'))} "
+        "of the pairs are linked (average linkage). Its logo is the site-weighted merge of "
+        "its aligned members; its sites are theirs, de-duplicated. Near-copies (same window "
+        f"offset, PWM correlation &ge; {_fmt(settings.get('near_copy_similarity'), 2)}): "
+        f"{len(copies.get('redundant') or [])} of {exported} channels "
+        f"({_fmt(copies.get('fraction'), 3)}).</p>",
+        "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
+        "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
+        f"</tr>{''.join(rows)}</table>",
+    ]
+
+
+def _percent(value) -> str:
+    return "&ndash;" if value is None else f"{100 * value:.0f}%"
+
+
+def stability_section(stability: dict, seed=None) -> list[str]:
+    """The seed-stability section: per seed, how many of its families recur in every other
+    seed; this seed's families with their matches."""
+    per_seed = "".join(
+        f"<tr><td>{html.escape(str(s['seed']))}</td><td class=num>{s['families']}</td>"
+        f"<td class=num>{s['recurring']}</td>"
+        f"<td class=num>{_fmt(s['fraction_reproduced'], 3)}</td></tr>"
+        for s in stability["seeds"]
+    )
+    mine = [r for r in stability["table"] if r["seed"] == f"seed{seed}"] or stability["table"]
+    others = [str(s["seed"]) for s in stability["seeds"]]
+    rows = []
+    for r in mine:
+        cells = []
+        for label in others:
+            if label == r["seed"]:
+                continue
+            m = r["matches"].get(label)
+            cells.append(f"<td>{html.escape(m['family'])} (q {_fmt(m['q_value'])})</td>"
+                         if m else "<td class=muted>none</td>")  # fmt: skip
+        rows.append(
+            f"<tr><td>{html.escape(str(r['seed']))}</td><td><code>{html.escape(r['family'])}"
+            f"</code></td><td><code>{html.escape(r['consensus'])}</code></td>"
+            + "".join(cells)
+            + f"<td>{'yes' if r['in_every_seed'] else 'no'}</td></tr>"
+        )
+    width = len(others) - 1
+    return [
+        "<h2>Seed stability</h2>",
+        f"<p>Families matched across the seeds of this setting by Tomtom at q &lt; "
+        f"{_fmt(stability['q_threshold'])}: {_fmt(stability['fraction_reproduced'], 3)} of all"
+        " families recur in every seed.</p>",
+        "<table><tr><th>seed</th><th>families</th><th>in every seed</th><th>fraction</th></tr>"
+        f"{per_seed}</table>",
+        f"<table><tr><th>seed</th><th>family</th><th>consensus</th>"
+        f"<th colspan={width}>match in the other seeds</th><th>in every seed</th></tr>"
+        f"{''.join(rows)}</table>",
+    ]
+
+
 def _figure(png: bytes | None, alt: str, missing: str) -> str:
     if png is None:
         return f"<p class=muted>{html.escape(missing)}</p>"
@@ -232,8 +341,10 @@ def build_report(
     baseline: Path | None = None,
     scan_dir: Path | None = None,
     title: str | None = None,
+    stability: Path | None = None,
 ) -> str:
-    """The report's HTML text for run directory ``run``."""
+    """The report's HTML text for run directory ``run`` (``stability``: the JSON of the
+    ``stability`` verb over the run's seeds)."""
     run = Path(run)
     metrics = read_run_json(metrics_path(run), "written when training finishes")
     base = read_run_json(metrics_path(baseline), "the baseline's") if baseline else None
@@ -280,6 +391,19 @@ def build_report(
                 "motif errors against density",
                 "This run did not log motif errors during training.",
             )
+        )
+    if summary is not None:
+        parts += families_section(summary, motifs_dir)
+        family_list = (summary.get("families") or {}).get("families") or []
+        parts.append(positions_section(family_list, "Where the families sit"))
+    if stability is not None:
+        parts += stability_section(read_run_json(Path(stability), "made by `stability`"),
+                                   metrics.get("seed"))  # fmt: skip
+    elif summary is not None and summary.get("families"):
+        parts.append(
+            "<h2>Seed stability</h2><p class=muted>Not measured for this run: train it with "
+            "other seeds (pipeline: <code>seeds: [0, 1, 2]</code>) and compare the families "
+            "with <code>sparling-genomics stability</code>.</p>"
         )
     parts.append("<h2>Motifs</h2>")
     task = task_class(metrics["task"])

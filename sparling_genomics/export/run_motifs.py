@@ -10,7 +10,9 @@ reference names the motifs (only at q < 0.05): JASPAR for DNA tasks, the splicin
 for site tasks each motif gets its ``positions`` block (``evaluate/positions.py``: distance
 to the labelled sites, exon/intron share, against a matched null). Everything is written to
 ``RUN/motifs/`` (or ``out``): motifs.meme/.jaspar/.transfac/.homer, logos/, tomtom.tsv,
-motifs.json.
+motifs.json; the motifs' families (``export/families.py``) go to ``families/`` beside them
+(the same files for the representatives, plus their merged sites) and to motifs.json's
+``families`` block.
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ from ..evaluate.positions import PositionSettings, build_positional_context, enr
 from ..genome.pwm import information_content, probability_matrix, trim
 from ..genome.sequence import reverse_complement_one_hot
 from ..io import write_json_atomic
-from ..rundir import MOTIFS_SUMMARY, motifs_dir
+from ..rundir import FAMILIES_DIR, FAMILY_SITES, MOTIFS_SUMMARY, motifs_dir
 from ..train.loading import load_run
+from .families import (
+    FamilySettings,
+    MotifFamily,
+    cluster_families,
+    families_summary,
+    write_family_sites,
+)
 from .formats import ExportedMotif, write_motif_files
 from .logos import write_logos
 from .motifs import collect_sites, merge_sites, site_windows
@@ -37,28 +46,41 @@ from .reference_motifs import (
 )
 
 
+def context_offset(task) -> int:
+    """Bases of input context before a window's first output position (site tasks' datasets
+    carry ``context`` bases of flank in all; 0 elsewhere)."""
+    return getattr(getattr(task, "data", None), "context", 0) // 2
+
+
+def output_positions(rows: np.ndarray, offset: int) -> np.ndarray:
+    """Site rows (window, input position, strand) as (window, output position) pairs."""
+    rows = np.asarray(rows, np.int64).reshape(-1, 3)
+    return np.stack([rows[:, 0], rows[:, 1] - offset], axis=1)
+
+
 @torch.no_grad()
 def channel_site_windows(
-    model, task, split: str = "test", *, batch_size: int = 64, device=None,
-    with_locations: bool = False,
-) -> tuple:  # fmt: skip
+    model, task, split: str = "test", *, batch_size: int = 64, device=None
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, list[np.ndarray]]:
     """Per channel: one-hot site windows ``(n, 4, rf)`` and activations; base background;
-    with ``with_locations``, also per channel an ``(n, 2)`` array of (evaluation window
-    ordinal, output position) of each site, rows in the same order as its windows."""
+    per channel the sites as ``(n, 3)`` rows (window index in the split's evaluation order,
+    activation position in the window's input, strand read: +1 / -1), in the windows' order
+    (motif families link channels that fire at the same places)."""
     device = device or next(model.parameters()).device
     width = model.g.receptive_field
-    offset = getattr(getattr(task, "data", None), "context", 0) // 2
+    offset = context_offset(task)
     k = model.g.motifs
     windows: list[list[np.ndarray]] = [[] for _ in range(k)]
     scores: list[list[float]] = [[] for _ in range(k)]
-    locations: list[list[np.ndarray]] = [[] for _ in range(k)]
-    seen = 0  # evaluation windows before this batch
+    where: list[list[np.ndarray]] = [[] for _ in range(k)]
     counts = np.zeros(4)
+    first = 0
     for batch in task.eval_batches(split, batch_size):
         x = batch.x.to(device)
         length = x.shape[-1] - 2 * offset
         valid = (batch.y >= 0).numpy() if batch.y is not None else np.ones((len(x), length), bool)
-        sites = merge_sites([collect_sites(model, x, offset=offset, valid=valid)])
+        sites = merge_sites([collect_sites(model, x, offset=offset, valid=valid,
+                                           first_window=first)])  # fmt: skip
         x_np = x.cpu().numpy()
         counts += (x_np[:, :, offset : offset + length] * valid[:, None, :]).sum(axis=(0, 2))
         both = bool(getattr(model.g, "reverse_complement", False))
@@ -69,24 +91,24 @@ def channel_site_windows(
             for w in np.unique(s.window):
                 pick = np.array(s.window) == w
                 pos = np.array(s.position)[pick]
-                got = site_windows(x_np[w][None], pos, width)
+                got = site_windows(x_np[w - first][None], pos, width)
+                strand = np.ones(len(pos), np.int64)
                 if both:
-                    rev = reverse[w, s.channel, pos]
+                    rev = reverse[w - first, s.channel, pos]
+                    strand[rev] = -1
                     if rev.any():
                         # The reverse strand's window, read 5'->3' on that strand.
                         mirrored = x_np.shape[-1] - 1 - pos[rev]
-                        got[rev] = site_windows(x_rc[w][None], mirrored, width)
+                        got[rev] = site_windows(x_rc[w - first][None], mirrored, width)
                 windows[s.channel].append(got)
                 scores[s.channel].extend(np.array(s.score)[pick].tolist())
-                ordinal = np.full(len(pos), seen + w)
-                locations[s.channel].append(np.stack([ordinal, pos - offset], axis=1))
-        seen += len(x)
+                where[s.channel].append(np.stack([np.full(len(pos), w), pos, strand], axis=1))
+        first += len(x)
     stacked = [np.concatenate(w) if w else np.zeros((0, 4, width)) for w in windows]
     background = counts / counts.sum() if counts.sum() else np.full(4, 0.25)
-    if with_locations:
-        where = [np.concatenate(v) if v else np.zeros((0, 2), np.int64) for v in locations]
-        return stacked, [np.array(s) for s in scores], background, where
-    return stacked, [np.array(s) for s in scores], background
+    located = [np.concatenate(w).astype(np.int64) if w else np.zeros((0, 3), np.int64)
+               for w in where]  # fmt: skip
+    return stacked, [np.array(s) for s in scores], background, located
 
 
 def motifs_from_windows(
@@ -121,8 +143,10 @@ def export_run_motifs(
     device: str | None = None,
     reference_motifs: str | None = None,
     positions: PositionSettings | None = None,
+    family_settings: FamilySettings | None = None,
 ) -> dict:
-    """Export the motifs of run directory ``run``; returns the ``motifs.json`` summary.
+    """Export the motifs of run directory ``run`` and their families; returns the
+    ``motifs.json`` summary.
 
     ``reference_motifs``: "jaspar", "splicing" or a MEME file path (default: the task's
     ``reference_motifs``); ``positions``: the positional statistics' settings (site tasks)."""
@@ -130,10 +154,9 @@ def export_run_motifs(
     out = Path(out) if out is not None else motifs_dir(run)
     config, task, model, torch_device = load_run(run, device=device)
     dataset = getattr(task, "data", None) if task.scoring == "sites" else None
-    windows, _, background, locations = channel_site_windows(
-        model, task, split, batch_size=config.train.eval_batch_size, device=torch_device,
-        with_locations=True,
-    )  # fmt: skip
+    windows, _, background, sites = channel_site_windows(
+        model, task, split, batch_size=config.train.eval_batch_size, device=torch_device
+    )
     motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
     choice = reference_motifs or getattr(task, "reference_motifs", "jaspar")
     annotated: dict[str, np.ndarray] = {}
@@ -166,12 +189,27 @@ def export_run_motifs(
         context = build_positional_context(
             dataset, task.eval_indices(split), split, settings.max_distance
         )
-        placed = enrichment_by_motif(context, {m.id: locations[m.channel] for m in motifs},
-                                     settings)  # fmt: skip
+        offset = context_offset(task)
+        placed = enrichment_by_motif(
+            context, {m.id: output_positions(sites[m.channel], offset) for m in motifs}, settings
+        )
     out.mkdir(parents=True, exist_ok=True)
     files = write_motif_files(out, motifs, background)
     write_logos(out / "logos", motifs)
     write_tomtom(out / "tomtom.tsv", naming)
+    families, family_list = export_families(
+        out / FAMILIES_DIR, motifs, dict(enumerate(sites)), targets, decoys=decoys,
+        rf=model.g.receptive_field, background=background, settings=family_settings,
+    )  # fmt: skip
+    if dataset is not None and family_list:
+        # A family's sites are its members' de-duplicated ones; each sits at its span's centre.
+        located = {f.motif.id: np.stack([f.sites[:, 0], f.sites[:, 1] + f.motif.width // 2
+                                         - context_offset(task)], axis=1)
+                   for f in family_list}  # fmt: skip
+        by_family = enrichment_by_motif(context, located, settings)
+        for entry in families["families"]:
+            if entry["id"] in by_family:
+                entry["positions"] = by_family[entry["id"]]
     summary = {
         "run": str(run),
         "split": split,
@@ -191,9 +229,11 @@ def export_run_motifs(
                 "name": naming["named"].get(m.id),
                 **({"kl_to_annotated": kl_to_annotated(m.probs, annotated)} if annotated else {}),
                 **({"positions": placed[m.id]} if m.id in placed else {}),
+                "family": m.family,
             }
             for m in motifs
         ],
+        "families": families,
         "silent_channels": silent,
         "shuffled_control": naming["control"],
         "files": {k: str(v.name) for k, v in files.items()},
@@ -217,6 +257,42 @@ def _jaspar_targets(config, jaspar: dict | None):
         collection["release"], collection["collection"], collection["tax_group"]
     )
     return collection, targets
+
+
+def export_families(
+    folder: Path,
+    motifs: list[ExportedMotif],
+    sites: dict[int, np.ndarray],
+    targets,
+    *,
+    rf: int,
+    decoys=None,
+    background: np.ndarray | None = None,
+    settings: FamilySettings | None = None,
+) -> tuple[dict, list[MotifFamily]]:
+    """Cluster ``motifs`` into families (``export/families.py``) and write the family-level
+    files to ``folder`` (``RUN/motifs/families/``): motifs.meme/.jaspar/.transfac/.homer of
+    the representatives, logos/, tomtom.tsv (names against ``targets``, with ``decoys`` in
+    Tomtom's null, as the channels are named), sites.tsv.gz; sets each motif's ``family``;
+    returns motifs.json's ``families`` block and the families."""
+    settings = settings or FamilySettings()
+    families, links, _ = cluster_families(motifs, sites, rf=rf, settings=settings)
+    representatives = [f.motif for f in families]
+    naming = name_motifs(representatives, targets, decoys=decoys)
+    for f in families:
+        named = naming["named"].get(f.motif.id)
+        f.motif.name = named.replace(" ", "_") if named else ""
+    block = families_summary(families, links, motifs, settings, naming)
+    if families:
+        folder.mkdir(parents=True, exist_ok=True)
+        files = write_motif_files(folder, representatives, background)
+        write_logos(folder / "logos", representatives)
+        write_tomtom(folder / "tomtom.tsv", naming)
+        write_family_sites(folder / FAMILY_SITES, families)
+        block["files"] = {k: f"{FAMILIES_DIR}/{v.name}" for k, v in files.items()}
+        block["files"]["sites"] = f"{FAMILIES_DIR}/{FAMILY_SITES}"
+        block["files"]["tomtom"] = f"{FAMILIES_DIR}/tomtom.tsv"
+    return block, families
 
 
 def _match_dict(match) -> dict | None:

@@ -56,7 +56,8 @@ def scan_run_to_tracks(
         safe_child(out, entry["id"], ".bw")  # refuse ids that could leave OUT, before any work
         motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
                                     (entry["name"] or "").replace(" ", "_"),
-                                    entry["channel"], entry["offset"]))  # fmt: skip
+                                    entry["channel"], entry["offset"],
+                                    entry.get("family") or ""))  # fmt: skip
         offsets[entry["channel"]] = int(entry["offset"])
     out.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()

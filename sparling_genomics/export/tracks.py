@@ -1,13 +1,14 @@
 """Browser tracks from scanned sites: BED9, bigBed, per-motif activation bigWig.
 
 BED9 (0-based, half-open): chrom, start, end (the motif's trimmed span on the site's strand),
-name (motif id, plus its JASPAR name when significant), score (0-1000: the activation over the
+name (``family/motif id`` when export clustered the motifs into families, else the motif id;
+plus ``:`` and its JASPAR name when significant), score (0-1000: the activation over the
 channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base,
-when inside the span),
-itemRgb (one colour per motif). Rows are in ``bedtools sort -g`` order (chromosome order of the
-FASTA, then start), made and sorted per sequence with numpy rather than by bedtools: a
-chromosome yields millions of rows, and writing them out for sortBed and reading them back
-cost more than the scan itself; the tests check the order against ``pybedtools``' ``sort``.
+when inside the span), itemRgb (one colour per family, or per motif without families).
+Rows are in ``bedtools sort -g`` order (chromosome order of the FASTA, then start), made and
+sorted per sequence with numpy rather than by bedtools: a chromosome yields millions of rows,
+and writing them out for sortBed and reading them back cost more than the scan itself; the
+tests check the order against ``pybedtools``' ``sort``.
 The track line lives in a separate ``.track`` header file, because a bigBed source must not
 carry one. bigBed and bigWig are written with ``pybigtools``; chromosome names are exactly
 those of the FASTA.
@@ -49,7 +50,7 @@ class TrackLayout:
     width: np.ndarray
     offset: np.ndarray
     top: np.ndarray  # the channel's largest activation over the whole scan (score 1000)
-    label: list[str]  # BED name: motif id, plus ":name" when JASPAR named it
+    label: list[str]  # BED name: [family/]motif id, plus ":name" when JASPAR named it
     colour: list[str]
 
 
@@ -61,12 +62,16 @@ def track_layout(
     layout = TrackLayout(int(rf), np.zeros(n, bool), np.zeros(n, np.int64),
                          np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n),
                          [""] * n, [""] * n)  # fmt: skip
-    for rank, (m, colour) in enumerate(zip(motifs, motif_colours(len(motifs)))):
+    # One colour per family (the motifs of one family share it), else per motif.
+    groups = list(dict.fromkeys(m.family or m.id for m in motifs))
+    colours = dict(zip(groups, motif_colours(len(groups))))
+    for rank, m in enumerate(motifs):
         c = m.channel
         layout.exported[c] = True
         layout.rank[c], layout.width[c], layout.offset[c] = rank, m.width, offsets[c]
-        layout.label[c] = m.id if not m.name else f"{m.id}:{m.name}"
-        layout.colour[c] = colour
+        label = f"{m.family}/{m.id}" if m.family else m.id
+        layout.label[c] = label if not m.name else f"{label}:{m.name}"
+        layout.colour[c] = colours[m.family or m.id]
     for t in tables:
         if len(t):
             np.maximum.at(layout.top, t.channel.astype(np.int64), t.score.astype(np.float64))

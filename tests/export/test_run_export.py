@@ -46,11 +46,14 @@ def test_scan_bed9_is_valid_sorted_and_in_sequence_coordinates(planted_tiny):
         motif = name.split(":")[0]
         assert colours.setdefault(motif, rgb) == rgb  # one colour per motif
         assert re.fullmatch(r"\d+,\d+,\d+", rgb)
-    # Named motifs carry their JASPAR name into the BED name column.
+    # Sites are named family/motif; named motifs carry their JASPAR name after a colon.
     for m in summary["motifs"]:
-        names = {r[3] for r in rows if r[3].split(":")[0] == m["id"]}
+        label = f"{m['family']}/{m['id']}"
+        names = {r[3] for r in rows if r[3].split(":")[0] == label}
         if names and m["name"]:
-            assert names == {f"{m['id']}:{m['name'].replace(' ', '_')}"}
+            assert names == {f"{label}:{m['name'].replace(' ', '_')}"}
+    families = {f["id"] for f in summary["families"]["families"]}
+    assert {r[3].split(":")[0].split("/")[0] for r in rows} <= families
     # bedtools' own sort leaves the order (chromosome, start) unchanged.
     genome = planted_tiny.base / "genome.txt"
     genome.write_text(f"{planted_tiny.seqid}\t{planted_tiny.length}\n")
@@ -176,3 +179,40 @@ def test_killed_scan_leaves_only_whole_files_and_a_rerun_redoes_it(planted_tiny,
     assert done.returncode == 0, done.stderr
     assert bed.read_bytes() == (whole / "motif_sites.bed").read_bytes()
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())
+
+
+def test_export_clusters_the_motifs_into_families(planted_tiny):
+    from sparling_genomics.export.formats import read_meme_motifs
+
+    out = planted_tiny.run / "motifs"
+    summary = json.loads((out / "motifs.json").read_text())
+    block = summary["families"]
+    members = [m["id"] for f in block["families"] for m in f["members"]]
+    assert sorted(members) == sorted(m["id"] for m in summary["motifs"])  # each in one family
+    for f in block["families"]:
+        assert all(m["family"] == f["id"] for m in summary["motifs"] if m["id"] in
+                   {x["id"] for x in f["members"]})  # fmt: skip
+        assert 0 < f["nsites"] <= f["member_sites"]  # merged sites: de-duplicated
+        assert (out / "families" / "logos" / f"{f['id']}.png").is_file()
+    meme = read_meme_motifs(out / block["files"]["meme"])
+    assert [k.split()[0] for k in meme] == [f["id"] for f in block["families"]]
+    assert {"jaspar", "transfac", "homer", "sites", "tomtom"} <= set(block["files"])
+    assert 0.0 <= block["near_copies"]["fraction"] <= 1.0
+
+
+def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, tmp_path):
+    page = planted_tiny.report.read_text()
+    assert page.index("<h2>Motif families</h2>") < page.index("<h2>Motifs</h2>")
+    assert "Not measured for this run" in page  # one seed: said, not hidden
+    table = tmp_path / "stability.json"
+    # The run against itself: every family recurs (a smoke test of the verb and the section).
+    result = cli("stability", "--model", planted_tiny.run, "--model", planted_tiny.run,
+                 "--out", table)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(table.read_text())["fraction_reproduced"] == 1.0
+    report = tmp_path / "report.html"
+    result = cli("report", "--model", planted_tiny.run, "--stability", table, "--out", report)
+    assert result.returncode == 0, result.stderr
+    page = report.read_text()
+    assert "<h2>Seed stability</h2>" in page and "Not measured" not in page
+    assert page.index("<h2>Seed stability</h2>") < page.index("<h2>Motifs</h2>")

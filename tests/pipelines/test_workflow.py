@@ -143,6 +143,8 @@ def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
     # train: a's 2 seeds x (Sparling, baseline) + b's Sparling + planted's Sparling
     assert counts["dataset"] == 2 and counts["train"] == 6 and counts["scan"] == 2
     assert counts["compare"] == counts["export"] == counts["report"] == 4
+    assert counts["stability"] == 1  # run a has two seeds; b and planted have one
+    assert "results/tiny/a/stability.json" in result.stdout
     for job in ("tiny/a/seed0", "tiny/a/seed1", "tiny2/b/seed0", "planted/seed3"):
         assert f"results/{job}/report.html" in result.stdout, job
     commands = [line for line in result.stdout.splitlines() if "sparling_genomics.cli" in line]
@@ -153,6 +155,11 @@ def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
     assert not any("--jaspar-release" in c for c in planted if " export " in c)
     assert all("--jaspar-release JASPAR2026" in c for c in commands
                if " export " in c and "results/planted/" not in c)  # fmt: skip
+    stability = [c for c in commands if " stability " in c]
+    assert len(stability) == 1 and all(f"--model results/tiny/a/seed{s}/sparling" in stability[0]
+                                       for s in (0, 1))  # fmt: skip
+    reports = [c for c in commands if " report " in c]
+    assert sum("--stability results/tiny/a/stability.json" in c for c in reports) == 2
 
 
 def test_rule_files_spell_no_paths():

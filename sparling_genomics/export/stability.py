@@ -1,0 +1,122 @@
+"""Seed stability: which motif families of a run recur when it is trained with other seeds.
+
+Each seed's exported family representatives (``RUN/motifs/families/motifs.meme``, made by
+``export``) are matched against every other seed's by Tomtom (memelite; both strands, any
+offset; the same padded null as the families, ``export/families.py``), q by
+Benjamini-Hochberg over the other seed's families. A family *recurs* when it has a match at q
+< ``q_threshold`` (0.01) in every other seed; the fraction reproduced is the share of a
+seed's families that recur (per seed, and over all seeds' families together).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from ..errors import InputError
+from ..io import write_json_atomic
+from ..rundir import FAMILIES_DIR, MOTIFS_MEME, MOTIFS_SUMMARY, config_path, motifs_dir
+from .families import tomtom_between
+from .formats import ExportedMotif, read_meme_motifs
+
+STABILITY_Q = 0.01  # the issue's threshold: a family must recur unmistakably, not by chance
+
+
+def read_run_families(run: Path) -> tuple[int | None, list[ExportedMotif]]:
+    """(seed, family representatives) of an exported run; one-line errors naming the file."""
+    run = Path(run)
+    folder = motifs_dir(run)
+    summary_path = folder / MOTIFS_SUMMARY
+    if not summary_path.is_file():
+        raise InputError(f"{run}: no motifs/{MOTIFS_SUMMARY} (run `sparling-genomics export` "
+                         "first)")  # fmt: skip
+    try:
+        summary = json.loads(summary_path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{summary_path}: not valid JSON ({exc.msg})") from None
+    block = summary.get("families")
+    if not isinstance(block, dict) or "families" not in block:
+        raise InputError(f"{summary_path}: no 'families' block (exported before motif "
+                         "families existed; run `sparling-genomics export` again)")  # fmt: skip
+    seed = None
+    if config_path(run).is_file():
+        seed = (yaml.safe_load(config_path(run).read_text()) or {}).get("seed")
+    if not block["families"]:
+        return seed, []
+    meme = read_meme_motifs(folder / FAMILIES_DIR / MOTIFS_MEME)
+    by_id = {key.split()[0]: probs for key, probs in meme.items()}
+    out = []
+    for f in block["families"]:
+        if f["id"] not in by_id:
+            raise InputError(f"{folder / FAMILIES_DIR / MOTIFS_MEME}: family {f['id']!r} of "
+                             f"{MOTIFS_SUMMARY} is missing; export again")  # fmt: skip
+        out.append(ExportedMotif(f["id"], by_id[f["id"]], int(f["nsites"]),
+                                 (f.get("name") or "").replace(" ", "_")))  # fmt: skip
+    return seed, out
+
+
+def family_stability(
+    seeds: list[tuple[str, list[ExportedMotif]]], *, q_threshold: float = STABILITY_Q
+) -> dict:
+    """The stability table of ``seeds`` (label, family representatives), >= 2 of them."""
+    if not 0 < q_threshold <= 1:
+        raise InputError(f"stability q threshold must be in (0, 1], got {q_threshold}")
+    if len(seeds) < 2:
+        raise InputError(f"seed stability needs at least 2 runs, got {len(seeds)}")
+    rows, per_seed = [], []
+    for i, (label, families) in enumerate(seeds):
+        matches: list[dict] = [{} for _ in families]
+        for j, (other, targets) in enumerate(seeds):
+            if i == j:
+                continue
+            if not families or not targets:
+                for m in matches:
+                    m[other] = None
+                continue
+            sim = tomtom_between([f.probs for f in families], [t.probs for t in targets])
+            for k in range(len(families)):
+                best = int(np.argmin(sim.q[k]))
+                q = float(sim.q[k, best])
+                matches[k][other] = ({"family": targets[best].id, "q_value": q,
+                                      "strand": "-" if sim.reverse[k, best] else "+"}
+                                     if q < q_threshold else None)  # fmt: skip
+        recurring = 0
+        for f, m in zip(families, matches):
+            every = all(v is not None for v in m.values())
+            recurring += every
+            rows.append({"seed": label, "family": f.id, "consensus": f.consensus,
+                         "nsites": f.nsites, "name": f.name or None,
+                         "in_every_seed": every, "matches": m})  # fmt: skip
+        per_seed.append({"seed": label, "families": len(families), "recurring": recurring,
+                         "fraction_reproduced": round(recurring / len(families), 4)
+                         if families else None})  # fmt: skip
+    total = sum(s["families"] for s in per_seed)
+    return {
+        "q_threshold": q_threshold,
+        "seeds": per_seed,
+        "fraction_reproduced": round(sum(s["recurring"] for s in per_seed) / total, 4)
+        if total else None,
+        "table": rows,
+    }  # fmt: skip
+
+
+def seed_stability(
+    runs: list[Path], out: Path | None = None, *, q_threshold: float = STABILITY_Q
+) -> dict:
+    """:func:`family_stability` of exported runs (the same setting, one seed each); written
+    as JSON to ``out`` when given."""
+    seeds, labels = [], set()
+    for run in runs:
+        seed, families = read_run_families(run)
+        label = f"seed{seed}" if seed is not None else Path(run).name
+        if label in labels:
+            label = str(run)
+        labels.add(label)
+        seeds.append((label, families))
+    result = {"runs": [str(r) for r in runs], **family_stability(seeds, q_threshold=q_threshold)}
+    if out is not None:
+        write_json_atomic(Path(out), result)
+    return result
