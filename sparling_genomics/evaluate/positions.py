@@ -193,6 +193,10 @@ def positional_enrichment(
     settings = settings or PositionSettings()
     window = np.asarray(window, dtype=np.int64)
     position = np.asarray(position, dtype=np.int64)
+    # Sites outside the output positions (a family's span centre can fall in the flank) and
+    # unscorable positions are not counted.
+    inside = (position >= 0) & (position < context.scorable.shape[1])
+    window, position = window[inside], position[inside]
     keep = context.scorable[window, position]
     window, position = window[keep], position[keep]
     edges = _edges(settings)
