@@ -36,7 +36,7 @@ def channel_site_windows(
     device = device or next(model.parameters()).device
     width = model.g.receptive_field
     offset = getattr(getattr(task, "data", None), "context", 0) // 2
-    k = model.g.motifs
+    k = getattr(model, "channels", model.g.motifs)  # learned channels, then a core's
     windows: list[list[np.ndarray]] = [[] for _ in range(k)]
     scores: list[list[float]] = [[] for _ in range(k)]
     counts = np.zeros(4)
@@ -121,9 +121,12 @@ def export_run_motifs(
         collection["release"], collection["collection"], collection["tax_group"]
     )
     naming = name_motifs(motifs, targets)
+    core = core_classes(model)
     for m in motifs:
         named = naming["named"].get(m.id)
         m.name = named.replace(" ", "_") if named else ""
+        if m.channel in core:  # a supplied core channel is named for its class
+            m.name = "core_" + "".join(ch if ch.isalnum() else "_" for ch in core[m.channel])
     out.mkdir(parents=True, exist_ok=True)
     files = write_motif_files(out, motifs, background)
     write_logos(out / "logos", motifs)
@@ -144,6 +147,7 @@ def export_run_motifs(
                 "bits": round(float(information_content(m.probs).sum()), 3),
                 "best_match": _match_dict(naming["best"].get(m.id)),
                 "name": naming["named"].get(m.id),
+                "core": core.get(m.channel),  # the site class of a supplied core channel
             }
             for m in motifs
         ],
@@ -153,6 +157,14 @@ def export_run_motifs(
     }
     write_json_atomic(out / MOTIFS_SUMMARY, summary)
     return summary
+
+
+def core_classes(model) -> dict[int, str]:
+    """Channel -> site class of a model's supplied core channels (after the learned ones)."""
+    core = getattr(model, "core", None)
+    if core is None:
+        return {}
+    return {model.g.motifs + i: name for i, name in enumerate(core.classes)}
 
 
 def _match_dict(match) -> dict | None:

@@ -54,6 +54,9 @@ def halo_of(model) -> int:
         and (model.sparse.density <= model.sparse.peak_below)
     ):
         peak = int(model.sparse.peak_window)
+    if model.sparse is not None and model.sparse.competing():
+        # A site also depends on the other channels' peaks within +-compete_window.
+        peak += int(model.sparse.compete_window)
     return rf // 2 + peak + 1
 
 

@@ -1,12 +1,15 @@
 """The shared trainer: every task trains through :func:`train`.
 
-Phases: ``anneal`` (Algorithm 1 lowers the density each time validation accuracy clears the
-bar) until the density falls below the stop density, then ``final`` (``final_samples`` more
-samples at that density with the learning rate scaled by ``final_lr_scale`` and, with
-``final_lr_schedule: cosine``, decayed along a half cosine to 5% over ``final_samples``; the
-weights with the best validation accuracy in this phase are kept). Without annealing the
-density is fixed at the stop density from the start and the whole budget is the final phase;
-a model without a sparse layer (a baseline) trains until its budget ends.
+Phases: ``core`` (only for a model with a supplied site core, ``models/core.py``: the core
+alone is fitted to the labels for ``core_samples`` / ``core_seconds``, then frozen; logged
+as records with ``phase: core`` and ``core_samples``), ``anneal`` (Algorithm 1 lowers the
+density each time validation accuracy clears the bar) until the density falls below the stop
+density, then ``final`` (``final_samples`` more samples at that density with the learning
+rate scaled by ``final_lr_scale`` and, with ``final_lr_schedule: cosine``, decayed along a
+half cosine to 5% over ``final_samples``; the weights with the best validation accuracy in
+this phase are kept). Without annealing the density is fixed at the stop density from the
+start and the whole budget is the final phase; a model without a sparse layer (a baseline)
+trains until its budget ends.
 
 The learning-rate schedule and the two start-of-run guards (warm-up, plateau restarts) are
 rules of ``schedule.py``. A restart keeps the batch stream, budget and clock going.
@@ -32,6 +35,7 @@ import torch
 from ..config import RunConfig, dump_yaml, load_yaml, to_dict
 from ..errors import CheckpointError, ConfigError, RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
+from ..models.core import CoreAlone
 from ..rundir import (
     FINAL_CHECKPOINT,
     LAST_CHECKPOINT,
@@ -89,7 +93,7 @@ class Trainer:
             "step": 0,
             "samples": 0,
             "next_eval": config.train.eval_every,
-            "phase": "anneal" if self.annealing else "final",
+            "phase": "core" if self._core_untrained() else self._main_phase(),
             "final_start": 0,
             "elapsed": 0.0,
             "best_final_accuracy": -1.0,
@@ -100,6 +104,10 @@ class Trainer:
             "restarts": 0,
             "init_start": 0,
             "init_best": 0.0,
+            # The core phase: its batches (the stream from index 0), samples and seconds.
+            "core_step": 0,
+            "core_samples": 0,
+            "core_elapsed": 0.0,
         }
         self.best_state: dict | None = None
         self.accepted_state: dict | None = None
@@ -122,7 +130,16 @@ class Trainer:
             bar_decay_per_sample=a.bar_decay_per_sample,
         )
         self.model.set_density(self.annealer.density)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.config.train.lr)
+        lr = self.config.train.lr
+        self.optimizer = torch.optim.Adam(self.model.trainable_parameters(), lr=lr)
+        core = self.model.core
+        self.core_optimizer = None if core is None else torch.optim.Adam(core.parameters(), lr=lr)
+
+    def _core_untrained(self) -> bool:
+        return self.model.core is not None and not self.model.core.frozen
+
+    def _main_phase(self) -> str:
+        return "anneal" if self.annealing else "final"
 
     def _on_plateau(self) -> bool:
         """True when this initialisation should be given up (``schedule.on_plateau``)."""
@@ -143,7 +160,12 @@ class Trainer:
         s["restarts"] += 1
         s["init_start"] = s["samples"]
         s["init_best"] = 0.0
+        core = self.model.core
+        core_state = None if core is None else _snapshot(core)
         self._initialise(s["restarts"])
+        if core_state is not None:  # the trained, frozen core stays
+            self.model.core.load_state_dict(core_state)
+            self.model.core.freeze()
         self.annealer.last_samples = s["samples"]  # the bar falls from now on
         self.accepted_state = None
 
@@ -158,6 +180,8 @@ class Trainer:
             "torch_rng": torch.get_rng_state(),
             "best_model": self.best_state,
             "accepted_model": self.accepted_state,
+            **({} if self.core_optimizer is None
+               else {"core_optimizer": self.core_optimizer.state_dict()}),
         }
 
     def save(self, name: str = LAST_CHECKPOINT) -> None:
@@ -173,11 +197,15 @@ class Trainer:
             torch.set_rng_state(payload["torch_rng"].cpu())
             self.best_state = payload.get("best_model")
             self.accepted_state = payload.get("accepted_model")
+            if self.core_optimizer is not None:
+                self.core_optimizer.load_state_dict(payload["core_optimizer"])
         except (KeyError, RuntimeError, ValueError, TypeError) as exc:
             raise CheckpointError(
                 f"{path}: checkpoint does not fit this model ({exc})"[:300]
             ) from None
         self.model.set_density(self.annealer.density)
+        if self.model.core is not None and self.model.core.frozen:
+            self.model.core.freeze()
 
     # -- the loop ------------------------------------------------------------------------
     def _log(self, record: dict) -> None:
@@ -185,7 +213,7 @@ class Trainer:
 
     def _truncate_log(self) -> None:
         """Drop log lines written after the checkpoint we resume from."""
-        truncate_log(self.out, self.state["samples"])
+        truncate_log(self.out, self.state["samples"], self.state["core_samples"])
 
     def _evaluate_and_anneal(self) -> dict:
         t = self.config.train
@@ -274,8 +302,80 @@ class Trainer:
             return "max_seconds"
         return None
 
+    def train_core(self) -> None:
+        """The core phase: fit the site core alone to the labels, then freeze it.
+
+        The core reads the same batch stream as the main phase (from index 0). A checkpoint
+        in this phase is never taken at its last step, so the phase's closing record (the
+        core alone scored on the validation block) always lies past it and is dropped and
+        rewritten on resume, never doubled.
+        """
+        t = self.config.train
+        s = self.state
+        core = self.model.core
+        samples = t.core_samples or 0
+        seconds = math.inf if t.core_seconds is None else t.core_seconds
+        bar = _progress_bar(self.progress, s["core_samples"], "core")
+        started = time.monotonic() - s["core_elapsed"]
+        last_checkpoint = time.monotonic()
+        next_log = (s["core_samples"] // t.eval_every + 1) * t.eval_every
+        batches = BatchPrefetcher(self.task, t.batch_size, enabled=t.prefetch)
+        try:
+            while s["core_samples"] < samples and s["core_elapsed"] < seconds:
+                batch = batches.get(s["core_step"]).to(self.device)
+                loss = core.loss(core(batch.x), batch.y)
+                self.core_optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                self.core_optimizer.step()
+                s["core_step"] += 1
+                s["core_samples"] += len(batch)
+                s["loss_sum"] += float(loss.detach())
+                s["loss_count"] += 1
+                s["core_elapsed"] = time.monotonic() - started
+                if bar is not None:
+                    bar.update(len(batch))
+                done = s["core_samples"] >= samples or s["core_elapsed"] >= seconds
+                if s["core_samples"] >= next_log and not done:
+                    next_log += t.eval_every
+                    self._log(self._core_record())
+                    if time.monotonic() - last_checkpoint >= t.checkpoint_every_seconds:
+                        self.save()
+                        last_checkpoint = time.monotonic()
+        finally:
+            batches.close()
+        if bar is not None:
+            bar.close()
+        core.freeze()
+        record = self._core_record()
+        torch.set_num_threads(self.eval_threads)
+        try:
+            alone = evaluate_model(CoreAlone(core), self.task, "val",
+                                   batch_size=t.eval_batch_size, device=self.device)  # fmt: skip
+        finally:
+            torch.set_num_threads(self.train_threads)
+        record.update({f"core_val_{k}": v for k, v in alone.e2e.items()})
+        record["core_densities"] = [layer.density for layer in self.model.core_sparse]
+        record["elapsed"] = round(s["core_elapsed"], 3)
+        self._log(record)
+        s["phase"] = self._main_phase()
+        self.save()
+
+    def _core_record(self) -> dict:
+        s = self.state
+        record = {
+            "phase": "core",
+            "core_step": s["core_step"],
+            "core_samples": s["core_samples"],
+            "core_loss": s["loss_sum"] / max(1, s["loss_count"]),
+            "elapsed": round(s["core_elapsed"], 3),
+        }
+        s["loss_sum"], s["loss_count"] = 0.0, 0
+        return record
+
     def run(self) -> dict:
         """Train until the schedule or the budget ends; write final.pt and metrics.json."""
+        if self.state["phase"] == "core":
+            self.train_core()
         t = self.config.train
         batch_size = t.batch_size
         eval_every = t.eval_every
@@ -401,12 +501,13 @@ def _finite(value):
     return value
 
 
-def _progress_bar(enabled: bool, initial: int):
+def _progress_bar(enabled: bool, initial: int, desc: str | None = None):
     if not enabled:
         return None
     from tqdm import tqdm
 
-    return tqdm(initial=initial, unit="sample", unit_scale=True, dynamic_ncols=True, leave=True)
+    return tqdm(initial=initial, unit="sample", unit_scale=True, dynamic_ncols=True, leave=True,
+                desc=desc)  # fmt: skip
 
 
 def _saved_config(path: Path) -> RunConfig:
