@@ -85,8 +85,20 @@ class SiteCore(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Site logits ``(N, C, L)`` at every input position (positions beyond the input
         read as N, all-zero)."""
-        x = F.pad(x, (self.up, self.down)).unsqueeze(2)
-        x = x.contiguous(memory_format=torch.channels_last)
+        return self._valid(F.pad(x, (self.up, self.down)))
+
+    def site_logits(self, x: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` at the output positions only (what the core phase trains on): the
+        context beyond the widest window is not computed (~30% less work at 400 nt)."""
+        half = self.context // 2
+        lo, hi = half - self.up, x.shape[-1] - half + self.down
+        if lo < 0 or hi > x.shape[-1]:
+            return self.crop(self.forward(x))
+        return self._valid(x[..., lo:hi])
+
+    def _valid(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits at the positions whose whole window lies inside ``x``."""
+        x = x.unsqueeze(2).contiguous(memory_format=torch.channels_last)
         z = F.conv2d(x, self.first.weight * self.mask, self.first.bias)
         return self.body(z).squeeze(2).contiguous()
 
@@ -103,8 +115,8 @@ class SiteCore(nn.Module):
 
     def loss(self, s: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """Binary cross-entropy of each class's logit against "label == class", over the
-        labelled output positions (``y`` -1: unlabelled) of logits ``s`` (N, C, L_in)."""
-        s = self.crop(s)
+        labelled positions (``y`` -1: unlabelled) of output-position logits ``s`` (N, C, L)
+        (:meth:`site_logits`)."""
         y = y.to(s.device)
         labelled = (y >= 0).unsqueeze(1).expand_as(s)
         codes = torch.arange(1, s.shape[1] + 1, device=s.device).view(1, -1, 1)

@@ -24,11 +24,14 @@ only once annealing has brought the density that low: from the start it starves 
 dense phase of gradient (a run stuck at the all-blank output for 100k+ samples).
 
 Option ``compete_window=r`` (off by default; splicing turns it on): channels compete for
-positions. A position of channel c stays a candidate only if c's margin over its own
-threshold, ``z_c - t_c``, beats every other channel's margin within ±r (ties go to the lower
+positions. A candidate (a position of channel c above c's threshold) is dropped when another
+channel has a candidate within ±r with a larger normalised value ``z`` (ties go to the lower
 channel), so two channels never fire within r of each other. It is the anti-copy rule: a
-channel that copies another can no longer fire where the original fires, so a copy only pays
-where it finds sites the original does not take. A competition, rather than a decorrelation
+channel that copies another can no longer fire where the original fires (an exact copy is
+left the original's next-best sites), so a copy only pays where it finds sites the original
+does not take. Values, not margins over the thresholds, are compared: BatchNorm puts the
+channels on one scale, and a loser's threshold falls as it loses, so margins would hand the
+contest back and forth between copies. A competition, rather than a decorrelation
 penalty on the activation maps, because at densities of 1e-3 a batch holds a few dozen hits
 per channel (too few for a stable correlation estimate), while the rule is exact at every
 position, needs no weight to tune, and costs a max-pool and two cumulative maxima. Like the
@@ -80,10 +83,12 @@ def upper_quantile(values: torch.Tensor, hits: int) -> torch.Tensor:
     return torch.kthvalue(values, n - hits, dim=1).values
 
 
-def competition_winners(margin: torch.Tensor, window: int) -> torch.Tensor:
-    """Per position of ``margin`` (N, C, ...) (1-D or 2-D spatial): True where the channel's
-    value beats every other channel's values within ±``window`` (per spatial dim), strictly
-    for lower channels and or equal for higher ones (ties go to the lower channel)."""
+def competition_winners(values: torch.Tensor, window: int) -> torch.Tensor:
+    """Per position of ``values`` (N, C, ...) (1-D or 2-D spatial; -inf: not competing):
+    True where the channel's value beats every other channel's values within ±``window``
+    (per spatial dim), strictly for lower channels and or equal for higher ones (ties go to
+    the lower channel)."""
+    margin = values
     size = 2 * window + 1
     if margin.dim() == 3:
         local = F.max_pool1d(margin, size, stride=1, padding=window)
@@ -253,15 +258,18 @@ class SpatialSparsity(nn.Module):
         return self.compete_window > 0 and self.channels > 1 and self.density <= self.peak_below
 
     def compete(self, z: torch.Tensor) -> torch.Tensor:
-        """With ``compete_window`` r > 0 (and density at most ``peak_below``): ``z`` where its
-        channel wins the competition within ±r (:func:`competition_winners`), else -inf."""
+        """With ``compete_window`` r > 0 (and density at most ``peak_below``): ``z`` with the
+        candidates (``z > t``) that lose the competition within ±r set to -inf
+        (:func:`competition_winners`); positions below threshold keep their values, so the
+        threshold estimate still sees them."""
         if not self.competing():
             return z
         shape = (1, -1) + (1,) * (z.dim() - 2)
         with torch.no_grad():
-            margin = z.detach() - self.thresholds.view(shape).to(z.dtype)
-            wins = competition_winners(margin, self.compete_window)
-        return torch.where(wins, z, torch.full_like(z, float("-inf")))
+            candidate = z.detach() > self.thresholds.view(shape).to(z.dtype)
+            values = torch.where(candidate, z.detach(), torch.full_like(z, float("-inf")))
+            lose = candidate & ~competition_winners(values, self.compete_window)
+        return torch.where(lose, torch.full_like(z, float("-inf")), z)
 
     @torch.no_grad()
     def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -287,11 +295,10 @@ class SpatialSparsity(nn.Module):
             keep = value >= local
             channel, position, value = channel[keep], position[keep], value[keep]
         if self.competing() and len(position):
-            # Candidates with a positive margin are the only ones that can win (a rival with
-            # margin <= 0 never beats one above 0), so the rule runs on them alone.
-            margin = torch.full_like(z, float("-inf"))
-            margin[channel, position] = value - t[channel]
-            keep = competition_winners(margin[None], self.compete_window)[0][channel, position]
+            # The contest is among the candidates (above threshold, peaks), as in forward.
+            values = torch.full_like(z, float("-inf"))
+            values[channel, position] = value
+            keep = competition_winners(values[None], self.compete_window)[0][channel, position]
             channel, position, value = channel[keep], position[keep], value[keep]
         return channel, position, value - t[channel]
 

@@ -102,9 +102,11 @@ DEFAULTS = {
         # samples its budget allows on 2 cores, so it too ends at a low learning rate.
         "baseline_samples": 56_000,
         "log_motif_metrics": None,  # no motif truth: the key is not in a splicing config
-        # The core phase (model.core_sites), sized for two cores (donor, acceptor): ~4% of
-        # the main budget; a 9-/23-nt local model has converged by then (see BENCHMARKS.md).
-        "core_samples": 60_000,
+        # The core phase (model.core_sites), sized for two cores (donor, acceptor): ~2 passes
+        # over chr1's 13,761 training windows (~40k sites per class); two 32-wide cores train
+        # at ~180 samples/s on one busy core, so 30k samples take 1.5-3 min, ~10% of the
+        # main budget, which this does not count against.
+        "core_samples": 30_000,
         "core_seconds": 180.0,
     },
     "annealing": {

@@ -323,7 +323,7 @@ class Trainer:
         try:
             while s["core_samples"] < samples and s["core_elapsed"] < seconds:
                 batch = batches.get(s["core_step"]).to(self.device)
-                loss = core.loss(core(batch.x), batch.y)
+                loss = core.loss(core.site_logits(batch.x), batch.y)
                 self.core_optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 self.core_optimizer.step()
