@@ -1,12 +1,13 @@
 """Near-copy channels: motif channels that repeat another channel's motif or its sites.
 
-Two channels are near-copies when their PWMs agree -- the mean Pearson correlation of aligned
-columns is at least ``similarity`` (0.9) at some offset and strand, over at least
-``min_overlap`` columns -- or when their sites coincide: at least ``overlap`` (half) of the
-sites of either lie within ±``within`` (2) nt of a site of the other, in the same window.
-Channels linked by such pairs form groups; ``copies`` counts the channels beyond the first of
-each group (what could be dropped without losing a motif), the figure the splicing benchmark
-holds to at most 10% of the learned channels.
+Two channels are near-copies when their PWMs agree -- the mean Pearson correlation of
+aligned columns is at least ``similarity`` (0.9) at some offset and strand, over at least
+``min_overlap`` columns and 60% of the narrower motif (a shared 4-nt corner, such as the AG
+of ``cAGGTaag`` and ``tttgcAGG``, is not a copy) -- or when their sites coincide: at least
+``overlap`` (half) of the sites of either lie within ±``within`` (2) nt of a site of the
+other, in the same window. Channels linked by such pairs form groups; ``copies`` counts the
+channels beyond the first of each group (what could be dropped without losing a motif), the
+figure the splicing benchmark holds to at most 10% of the learned channels.
 
 The column correlation is written here rather than taken from Tomtom (memelite): the criterion
 is a similarity threshold on a pair, which Tomtom's p-values (that depend on the target set)
@@ -14,6 +15,8 @@ do not give; motif families, which do use Tomtom, are a separate step.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -34,10 +37,11 @@ def _column_correlation(a: np.ndarray, b: np.ndarray) -> float:
 
 def pwm_similarity(a: np.ndarray, b: np.ndarray, *, min_overlap: int = 4) -> float:
     """Best mean column correlation of PWMs ``a`` and ``b`` (width, 4) over every offset
-    with at least ``min_overlap`` shared columns (fewer if a motif is narrower), on both
-    strands of ``b``."""
+    with at least ``min_overlap`` shared columns and 60% of the narrower motif (all of it if
+    narrower still), on both strands of ``b``."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    need = max(1, min(min_overlap, len(a), len(b)))
+    narrow = min(len(a), len(b))
+    need = max(1, min(max(min_overlap, math.ceil(0.6 * narrow)), narrow))
     best = -1.0
     for other in (b, reverse_complement_pwm(b)):
         for shift in range(-(len(other) - need), len(a) - need + 1):

@@ -115,8 +115,9 @@ class SparseSettings:
     peak_window: int = bounded(5, min=0)  # one activation per site; 0 = the paper's layer
     peak_below: float = bounded(0.01, above=0, max=1)  # ... once the density is at most this
     # Channels compete within +-compete_window (the anti-copy rule, see the module docstring);
-    # 0 = off (the paper's layer). Starts with the peak rule (density <= peak_below).
-    compete_window: int = bounded(0, min=0)
+    # 0 = off. None (not in the config): a task that does not use it (the paper's layer).
+    # Starts with the peak rule (density <= peak_below).
+    compete_window: int | None = bounded(None, min=0, optional=True)
 
 
 class SpatialSparsity(nn.Module):
@@ -195,7 +196,7 @@ class SpatialSparsity(nn.Module):
             per_channel=options.per_channel,
             peak_window=options.peak_window,
             peak_below=options.peak_below,
-            compete_window=options.compete_window,
+            compete_window=options.compete_window or 0,
         )
 
     # -- density -------------------------------------------------------------------------
@@ -307,6 +308,22 @@ class SpatialSparsity(nn.Module):
         shape = (1, -1) + (1,) * (x.dim() - 2)
         z = self.compete(self.keep_peaks(self.normalize(x)))
         return z - self.thresholds.view(shape).to(x.dtype)
+
+    @torch.no_grad()
+    def calibrate(self, x: torch.Tensor) -> None:
+        """Set BatchNorm's running statistics to those of ``x`` and the thresholds to its
+        quantile at the current density, replacing both running averages: for input that no
+        longer changes (a frozen site core), where one pass gives what the averages reach
+        only after hundreds of steps (0.9^24 of the initial variance is still left after 24)."""
+        dims = [0, *range(2, x.dim())]
+        self.running_mean.copy_(x.mean(dim=dims).to(self.running_mean.dtype))
+        self.running_var.copy_(x.var(dim=dims).to(self.running_var.dtype))
+        z = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                         training=False, eps=self.eps)  # fmt: skip
+        rows = self._rows(self.compete(self.keep_peaks(z)))
+        self._warm.fill_(False)
+        self._pending, self._pending_elements = [], 0
+        self._update(upper_quantile(rows, round(self.density * rows.shape[1])), rows)
 
     # -- threshold estimation ------------------------------------------------------------
     def _rows(self, z: torch.Tensor) -> torch.Tensor:

@@ -163,6 +163,8 @@ class SplicingTask(Task):
     model_config = SplicingModel
     defaults = DEFAULTS
     presets = PRESETS
+    # Runs saved before the core and the channel competition had neither.
+    saved_run_defaults = {"model": {"core_sites": False, "sparse": {"compete_window": 0}}}
 
     def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)

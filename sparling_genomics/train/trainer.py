@@ -56,6 +56,10 @@ from .prefetch import BatchPrefetcher
 from .run_config import resolve_config
 from .schedule import on_plateau, step_lr
 
+# Training windows the core channels' sparse layers are calibrated on once the core is frozen:
+# ~500 expected sites per class at 0.15% density and 1,400 positions a window.
+CORE_CALIBRATION_WINDOWS = 256
+
 
 def prepare_run_directory(out: Path, *, resume: bool) -> None:
     """Refuse to overwrite a run; check a run to resume has what it needs."""
@@ -346,6 +350,7 @@ class Trainer:
         if bar is not None:
             bar.close()
         core.freeze()
+        self._calibrate_core()
         record = self._core_record()
         torch.set_num_threads(self.eval_threads)
         try:
@@ -359,6 +364,22 @@ class Trainer:
         self._log(record)
         s["phase"] = self._main_phase()
         self.save()
+
+    @torch.no_grad()
+    def _calibrate_core(self) -> None:
+        """Start the core channels' sparse layers from the frozen core's logits on the next
+        ``CORE_CALIBRATION_WINDOWS`` training windows (exact BatchNorm statistics and
+        thresholds; the main phase then keeps them up to date as usual)."""
+        t = self.config.train
+        logits, seen, index = [], 0, self.state["core_step"]
+        while seen < CORE_CALIBRATION_WINDOWS:
+            batch = self.task.train_batch(index, t.batch_size)
+            logits.append(self.model.core(batch.x.to(self.device)))
+            seen += len(batch)
+            index += 1
+        s = torch.cat(logits)
+        for i, layer in enumerate(self.model.core_sparse):
+            layer.calibrate(s[:, i : i + 1])
 
     def _core_record(self) -> dict:
         s = self.state
@@ -517,7 +538,8 @@ def _saved_config(path: Path) -> RunConfig:
     if not task:
         raise ConfigError(f"{path}: no 'task' key; not a run configuration")
     preset = saved.pop("preset", "cpu")
-    return resolve_config(task, preset, overrides=[saved])
+    legacy = getattr(task_class(task), "saved_run_defaults", {})
+    return resolve_config(task, preset, overrides=[legacy, saved])
 
 
 def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool = True) -> dict:

@@ -198,3 +198,12 @@ def test_core_windows_that_do_not_fit_the_dataset_are_one_line_errors(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
     assert not run.exists()
+
+
+def test_a_run_saved_before_the_core_loads_as_it_was_trained():
+    from sparling_genomics.train.trainer import _saved_config
+
+    from ..conftest import REPO
+
+    config = _saved_config(REPO / "bench_runs" / "splicing_h32" / "sparling" / "config.yaml")
+    assert config.model.core_sites is False and config.model.sparse.compete_window == 0
