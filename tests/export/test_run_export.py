@@ -176,3 +176,17 @@ def test_killed_scan_leaves_only_whole_files_and_a_rerun_redoes_it(planted_tiny,
     assert done.returncode == 0, done.stderr
     assert bed.read_bytes() == (whole / "motif_sites.bed").read_bytes()
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())
+
+
+def test_core_channels_are_exported_marked_and_named_for_their_class(cli, tiny_dataset, tmp_path):
+    run = tmp_path / "run"
+    trained = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", tiny_dataset,
+                  "--out", run, "--no-progress", "--set", "train.core_samples=2000")  # fmt: skip
+    assert trained.returncode == 0, trained.stderr
+    exported = cli("export", "--model", run, "--min-sites", "1")
+    assert exported.returncode == 0, exported.stderr
+    summary = json.loads((run / "motifs" / "motifs.json").read_text())
+    marked = {m["channel"]: m["core"] for m in summary["motifs"] if m["core"]}
+    assert marked == {8: "acceptor", 9: "donor"}  # after the 8 learned channels
+    meme = (run / "motifs" / "motifs.meme").read_text()
+    assert "MOTIF sparling_c08 core_acceptor" in meme and "MOTIF sparling_c09 core_donor" in meme
