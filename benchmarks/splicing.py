@@ -1,13 +1,21 @@
-"""Splicing benchmark: dataset build, non-sparse baseline and Sparling, in one run.
+"""Splicing benchmark: dataset build, non-sparse baseline, Sparling and its ablations, in one run.
 
 1. ``sparling-genomics dataset`` on the reference (default TAIR10 chr1), in a child process
    so its wall time and peak memory (``ru_maxrss`` of the child) are its own.
-2. The non-sparse baseline and the Sparling model, each a normal ``train`` run directory
-   under ``OUT`` with the same CPU budget; a finished run is reused, a killed one resumed.
-3. Every Sparling motif channel: its sites on the test block, their PWM (g's receptive field,
-   transcript orientation), consensus, information of its best GT / AG, and the fraction of its
-   sites within +-5 nt of an annotated donor / acceptor (a GT channel's activation sits a
-   few bases from the labelled exon base, at the centre of its receptive field).
+2. The non-sparse baseline, the Sparling model (with the supplied site core and the channel
+   competition, the splicing defaults) and its two ablations -- no core
+   (``model.core_sites: false``) and no anti-copy rule (``model.sparse.compete_window: 0``)
+   -- each a normal ``train`` run directory under ``OUT`` with the same CPU budget; a
+   finished run is reused, a killed one resumed.
+3. Every motif channel of each Sparling model: its sites on the test block, their PWM (g's
+   receptive field, transcript orientation), consensus, information of its best GT / AG, and
+   the fraction of its sites within +-5 nt of an annotated donor / acceptor (a GT channel's
+   activation sits a few bases from the labelled exon base, at the centre of its receptive
+   field); the near-copies among the learned channels (``export/copies.py``) and the learned
+   channels that copy a core channel.
+4. The core channels' PWMs against the annotated sites' PWMs (windows centred on the
+   labelled sites of the same test windows): KL divergence in bits per column, over the
+   core's own window and over the whole receptive field.
 
 Writes ``OUT/bench_splicing.json`` and updates the ``splicing`` section of BENCHMARKS.md.
 """
@@ -24,15 +32,27 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from sparling_genomics.export.copies import near_copies, pwm_similarity
 from sparling_genomics.export.motifs import collect_sites, merge_sites, site_windows
-from sparling_genomics.genome.pwm import consensus, dinucleotide_bits, probability_matrix
+from sparling_genomics.genome.pwm import consensus, dinucleotide_bits, probability_matrix, trim
 from sparling_genomics.io import write_json_atomic
+from sparling_genomics.rundir import read_log
 from sparling_genomics.train.loading import load_run
 from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, run_or_resume, update_section
 
 NEAR = 5  # a site "at" an annotated site: within this many nt of it
+MIN_SITES = 10  # a channel with fewer test sites is silent (export's default)
+
+#: The models of one benchmark run: name -> what it sets in ``model`` (the same budgets).
+MODELS = {
+    "baseline": {"sparse_layer": False},
+    "sparling": {},  # the splicing defaults: supplied core + channel competition
+    "sparling_no_core": {"core_sites": False},
+    "sparling_no_anticopy": {"sparse": {"compete_window": 0}},
+}
+SPARLING_MODELS = [name for name in MODELS if name != "baseline"]
 
 
 def build_dataset_measured(out: Path, reference: str, *, extra: list[str] | None = None) -> dict:
@@ -66,8 +86,10 @@ def build_dataset_measured(out: Path, reference: str, *, extra: list[str] | None
 
 
 @torch.no_grad()
-def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> list[dict]:
-    """Per motif channel of a Sparling splicing run: sites, PWM consensus, GT/AG bits."""
+def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> tuple[list[dict], dict]:
+    """Per motif channel of a Sparling splicing run (learned channels, then any core's):
+    sites, PWM consensus, GT/AG bits; and the measurements across channels (near-copies,
+    core PWMs against the annotated sites')."""
     config, task, model, device = load_run(run)
     data = task.data
     index = task._eval_index["test"]
@@ -89,9 +111,15 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> list[dic
     x_all, y_all = np.concatenate(xs), np.concatenate(ys)
     coords = data.windows(index)
     classes = data.classes
+    learned = model.g.motifs
+    core = {} if model.core is None else {learned + i: c for i, c in enumerate(model.core.classes)}
+    valid = y_all >= 0
+    counts = (x_all[:, :, half : half + y_all.shape[1]] * valid[:, None, :]).sum(axis=(0, 2))
+    background = counts / counts.sum()
+    pwms: dict[int, np.ndarray] = {}
     report = []
     for s in sites:
-        entry: dict = {"channel": s.channel, "sites": len(s)}
+        entry: dict = {"channel": s.channel, "sites": len(s), "core": core.get(s.channel)}
         if len(s) == 0:
             entry["consensus"] = None
             report.append(entry)
@@ -101,6 +129,7 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> list[dic
             [site_windows(x_all[i][None], p[w == i], width) for i in np.unique(w)]
         )
         probs = probability_matrix(windows)
+        pwms[s.channel] = probs
         entry["consensus"] = consensus(probs)
         entry["gt_bits"] = round(dinucleotide_bits(probs, "GT"), 3)
         entry["ag_bits"] = round(dinucleotide_bits(probs, "AG"), 3)
@@ -123,7 +152,72 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> list[dic
             tops.append(f"{seqid}:{int(genome_pos) + 1}{'+' if strand == 1 else '-'}")
         entry["top_sites"] = tops
         report.append(entry)
-    return report
+    measures = {
+        "near_copies": _learned_copies(sites, pwms, learned, background),
+        "core": _core_against_annotation(model, pwms, x_all, y_all, half, width),
+    }
+    return report, measures
+
+
+def _learned_copies(sites, pwms: dict, learned: int, background: np.ndarray) -> dict:
+    """Near-copies among the learned channels with >= MIN_SITES sites (trimmed PWMs; sites
+    within +-2 nt), and the learned channels whose PWM copies a core channel's."""
+    trimmed = {}
+    for c, probs in pwms.items():
+        if len(sites[c]) >= MIN_SITES:
+            lo, hi = trim(probs, 0.25, background)
+            trimmed[c] = probs[lo:hi] if hi > lo else probs
+    mine = {c: p for c, p in trimmed.items() if c < learned}
+    where = {c: (np.array(sites[c].window), np.array(sites[c].position)) for c in mine}
+    result = near_copies(mine, where)
+    result["copies_of_core"] = sorted(
+        c for c in mine
+        if any(pwm_similarity(mine[c], trimmed[k]) >= 0.9 for k in trimmed if k >= learned)
+    )
+    return result
+
+
+def _core_against_annotation(model, pwms, x_all, y_all, half: int, width: int) -> dict:
+    """Per core class: KL(core PWM || annotated PWM) in bits per column, the annotated PWM
+    counted from windows centred on the labelled sites of that class in the same windows."""
+    if model.core is None:
+        return {}
+    out = {}
+    centre = width // 2
+    for i, name in enumerate(model.core.classes):
+        channel = model.g.motifs + i
+        w, p = np.nonzero(y_all == i + 1)
+        if channel not in pwms or len(w) == 0:
+            out[name] = None
+            continue
+        annotated = probability_matrix(
+            np.concatenate([site_windows(x_all[k][None], p[w == k] + half, width)
+                            for k in np.unique(w)])
+        )  # fmt: skip
+        kl = (pwms[channel] * np.log2(pwms[channel] / annotated)).sum(axis=1)
+        up, down = model.core.windows[i]
+        span = slice(max(0, centre - up), min(width, centre + down + 1))
+        out[name] = {
+            "annotated_sites": int(len(w)),
+            "kl_bits_per_column_core_window": round(float(kl[span].mean()), 4),
+            "kl_bits_per_column_receptive_field": round(float(kl.mean()), 4),
+            "core_window": [-up, down],
+            "consensus_core": consensus(pwms[channel]),
+            "consensus_annotated": consensus(annotated),
+        }
+    return out
+
+
+def _core_phase(run: Path) -> dict | None:
+    """The core phase's closing log record: its samples, seconds and validation top-k."""
+    records = [r for r in read_log(run) if r.get("phase") == "core"]
+    if not records:
+        return None
+    last = records[-1]
+    keep = ("core_samples", "elapsed", "core_val_mean_topk", "core_densities")
+    return {k: last.get(k) for k in keep} | {
+        k: v for k, v in last.items() if k.startswith("core_val_") and k.endswith("_topk")
+    }
 
 
 def run_splicing_benchmark(
@@ -145,22 +239,33 @@ def run_splicing_benchmark(
     elif (out / "dataset_build.json").exists():
         build = json.loads((out / "dataset_build.json").read_text())
     runs = {}
-    for name, sparse in (("baseline", False), ("sparling", True)):
+    for name, model in MODELS.items():
         config = resolve_config(
             "splicing",
             preset,
             overrides=[
-                {
-                    "seed": seed,
-                    "data": {"dataset": str(dataset)},
-                    "model": {"sparse_layer": sparse},
-                },
+                {"seed": seed, "data": {"dataset": str(dataset)}, "model": model},
                 *(overrides or []),
             ],
         )
         runs[name] = run_or_resume(out / name, config)
-    channels = channel_report(out / "sparling")
+    reports = {name: channel_report(out / name) for name in SPARLING_MODELS}
+    channels = reports["sparling"][0]
     base, sp = runs["baseline"]["e2e"], runs["sparling"]["e2e"]
+    models = {}
+    for name, metrics in runs.items():
+        e2e = metrics["e2e"]
+        entry = {
+            "mean_topk": e2e["mean_topk"],
+            "topk_ratio": e2e["mean_topk"] / base["mean_topk"] if base["mean_topk"] else None,
+            "learned_density": metrics["density"],
+            "measured_density": metrics["measured_density"],
+            "train_minutes": round(metrics["wall_seconds"] / 60, 2),
+            "core_phase": _core_phase(out / name),
+        }
+        if name in reports:
+            entry.update(reports[name][1])
+        models[name] = entry
     result = {
         "benchmark": "splicing",
         "reference": reference,
@@ -171,6 +276,9 @@ def run_splicing_benchmark(
         "dataset_build": build,
         "baseline": runs["baseline"],
         "sparling": runs["sparling"],
+        "ablations": {name: runs[name] for name in SPARLING_MODELS if name != "sparling"},
+        "models": models,
+        "ablation_channels": {n: reports[n][0] for n in SPARLING_MODELS if n != "sparling"},
         "topk_ratio": (sp["mean_topk"] / base["mean_topk"]) if base["mean_topk"] else None,
         "channels": channels,
         "gt_channels": [c["channel"] for c in channels if c.get("gt_bits", 0) >= 1.5],
@@ -206,19 +314,52 @@ def _markdown(r: dict) -> str:
             "",
         ]
     lines += [
-        "| model | donor top-k | acceptor top-k | mean top-k | donor PR-AUC | acceptor PR-AUC "
-        "| density | minutes |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | donor top-k | acceptor top-k | mean top-k | / baseline | donor PR-AUC "
+        "| acceptor PR-AUC | learned density | near-copies | core + main minutes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, m in (("non-sparse baseline", b), ("Sparling", s)):
+    labels = {"baseline": "non-sparse baseline", "sparling": "Sparling (core + anti-copy)",
+              "sparling_no_core": "Sparling, no core",
+              "sparling_no_anticopy": "Sparling, no anti-copy"}  # fmt: skip
+    runs = {"baseline": b, "sparling": s, **r.get("ablations", {})}
+    for name, m in runs.items():
         e = m["e2e"]
+        extra = r.get("models", {}).get(name, {})
+        copies = extra.get("near_copies")
+        core = (extra.get("core_phase") or {}).get("elapsed")
+        copied = "-" if not copies else f"{copies['copies']} of {copies['channels']}"
+        core_minutes = "" if core is None else f"{core / 60:.1f} + "
         lines.append(
-            f"| {name} | {_fmt(e.get('donor_topk'))} | {_fmt(e.get('acceptor_topk'))} | "
-            f"{_fmt(e['mean_topk'])} | {_fmt(e.get('donor_pr_auc'))} | "
+            f"| {labels.get(name, name)} | {_fmt(e.get('donor_topk'))} | "
+            f"{_fmt(e.get('acceptor_topk'))} | {_fmt(e['mean_topk'])} | "
+            f"{_fmt(extra.get('topk_ratio'))} | {_fmt(e.get('donor_pr_auc'))} | "
             f"{_fmt(e.get('acceptor_pr_auc'))} | "
             f"{'-' if m['density'] is None else format(m['density'], '.3%')} | "
-            f"{m['wall_seconds'] / 60:.1f} |"
+            f"{copied} | {core_minutes}{m['wall_seconds'] / 60:.1f} |"
         )
+    core = (r.get("models", {}).get("sparling") or {}).get("core") or {}
+    if core:
+        phase = r["models"]["sparling"].get("core_phase") or {}
+        lines += [
+            "",
+            "Core channels against the annotated sites (test block; KL of the core channel's "
+            "PWM from the annotated PWM, bits per column):",
+            "",
+            "| class | window | core alone, validation top-k | annotated sites | KL (core window) "
+            "| KL (31 nt) | core consensus | annotated consensus |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name, c in core.items():
+            if c is None:
+                lines.append(f"| {name} | | | 0 | | | (silent) | |")
+                continue
+            lines.append(
+                f"| {name} | {c['core_window'][0]}..+{c['core_window'][1]} | "
+                f"{_fmt(phase.get(f'core_val_{name}_topk'))} | {c['annotated_sites']} | "
+                f"{c['kl_bits_per_column_core_window']:.3f} | "
+                f"{c['kl_bits_per_column_receptive_field']:.3f} | `{c['consensus_core']}` | "
+                f"`{c['consensus_annotated']}` |"
+            )
     lines += [
         "",
         f"Sparling / baseline mean top-k: **{_fmt(r['topk_ratio'])}** (the Sparling paper's "
@@ -233,8 +374,9 @@ def _markdown(r: dict) -> str:
         if not c["sites"]:
             lines.append(f"| {c['channel']} | 0 | (never fires) | | | | | |")
             continue
+        label = f"{c['channel']} (core: {c['core']})" if c.get("core") else c["channel"]
         lines.append(
-            f"| {c['channel']} | {c['sites']} | `{c['consensus']}` | {c['gt_bits']:.2f} | "
+            f"| {label} | {c['sites']} | `{c['consensus']}` | {c['gt_bits']:.2f} | "
             f"{c['ag_bits']:.2f} | {c.get('near_donor', 0):.2f} | "
             f"{c.get('near_acceptor', 0):.2f} | {', '.join(c['top_sites'][:3])} |"
         )

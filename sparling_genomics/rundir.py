@@ -134,9 +134,9 @@ def read_log(run: Path) -> list[dict]:
     return records
 
 
-def truncate_log(run: Path, samples: int) -> None:
+def truncate_log(run: Path, samples: int, core_samples: int = 0) -> None:
     """Drop the log lines written after ``samples`` (those after the checkpoint a resumed run
-    continues from) and a torn last line."""
+    continues from; core-phase lines: after ``core_samples``) and a torn last line."""
     path = log_path(run)
     if not path.exists():
         return
@@ -146,7 +146,7 @@ def truncate_log(run: Path, samples: int) -> None:
             record = json.loads(line)
         except json.JSONDecodeError:
             break  # a line cut by the kill
-        if record.get("samples", 0) > samples:
+        if record.get("samples", 0) > samples or record.get("core_samples", 0) > core_samples:
             break
         keep.append(line)
     write_text_atomic(path, "".join(line + "\n" for line in keep))

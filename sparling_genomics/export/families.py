@@ -45,6 +45,7 @@ import numpy as np
 from ..config import bounded
 from ..genome.pwm import information_content
 from ..io import atomic_write
+from .copies import near_copies
 from .formats import ExportedMotif
 from .naming import DEFAULT_COLLECTION, benjamini_hochberg, load_jaspar_collection
 
@@ -71,8 +72,9 @@ class FamilySettings:
     # The representative keeps the columns that members with at least half of the family's
     # sites cover: a column only a small member has would speak for few sites.
     min_coverage: float = bounded(0.5, above=0.0, max=1.0)
-    # Near-copies (reported, not used for linkage): aligned at the same window offset, PWM
-    # columns correlated at >= 0.9 (the issue's "PWM similarity >= 0.9").
+    # Near-copies (reported, not used for linkage; export/copies.py): PWM columns correlated
+    # at >= 0.9 at some offset and strand (the issue's "PWM similarity >= 0.9"), or sharing
+    # site_overlap of their sites within site_window nt.
     near_copy_similarity: float = bounded(0.9, above=0.0, max=1.0)
 
 
@@ -346,30 +348,28 @@ def cluster_families(
     return families, links, sim
 
 
-def near_copies(motifs: list[ExportedMotif], threshold: float = 0.9) -> list[dict]:
-    """Pairs of motifs that are near-exact copies: aligned at the same position of the site
-    window (their trim offsets), the Pearson correlation of their overlapping PWM columns
-    >= ``threshold`` over at least half of the shorter motif."""
-    out = []
-    for i, a in enumerate(motifs):
-        for b in motifs[i + 1 :]:
-            lo, hi = max(a.offset, b.offset), min(a.offset + a.width, b.offset + b.width)
-            if hi - lo < max(1, min(a.width, b.width) / 2):
-                continue
-            x = a.probs[lo - a.offset : hi - a.offset].ravel()
-            y = b.probs[lo - b.offset : hi - b.offset].ravel()
-            r = float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else 0.0
-            if r >= threshold:
-                out.append({"a": a.id, "b": b.id, "similarity": round(r, 4)})
-    return out
-
-
-def redundant_channels(motifs: list[ExportedMotif], pairs: list[dict]) -> list[str]:
-    """Motifs that are a near-copy of a motif with more sites (or as many, listed earlier):
-    the copies beyond the first of each group."""
-    order = {m.id: (-m.nsites, i) for i, m in enumerate(motifs)}
-    return sorted({max(p["a"], p["b"], key=order.__getitem__) for p in pairs},
-                  key=order.__getitem__)  # fmt: skip
+def copy_block(
+    motifs: list[ExportedMotif], sites: dict[int, np.ndarray] | None, settings: FamilySettings
+) -> dict:
+    """motifs.json's ``near_copies``: pairs of motifs that copy each other (``export/copies.py``:
+    PWM similarity at some offset and strand, or shared sites), and the redundant ones -- in
+    each group of copies, every motif but the one with the most sites."""
+    rows = {c: np.asarray(r, np.int64).reshape(-1, 3) for c, r in (sites or {}).items()}
+    found = near_copies(
+        {m.channel: m.probs for m in motifs},
+        {c: (r[:, 0], r[:, 1]) for c, r in rows.items()} if sites is not None else None,
+        similarity=settings.near_copy_similarity, overlap=settings.site_overlap,
+        within=settings.site_window,
+    )  # fmt: skip
+    by_channel = {m.channel: m for m in motifs}
+    order = {m.channel: (-m.nsites, i) for i, m in enumerate(motifs)}
+    redundant = sorted(
+        (c for group in found["groups"] for c in sorted(group, key=order.__getitem__)[1:]),
+        key=order.__getitem__,
+    )
+    pairs = [{**p, "a": by_channel[p["a"]].id, "b": by_channel[p["b"]].id} for p in found["pairs"]]
+    return {"pairs": pairs, "redundant": [by_channel[c].id for c in redundant],
+            "fraction": round(len(redundant) / len(motifs), 4) if motifs else 0.0}  # fmt: skip
 
 
 def sites_tsv(families: list[MotifFamily]) -> bytes:
@@ -397,11 +397,11 @@ def families_summary(
     motifs: list[ExportedMotif],
     settings: FamilySettings,
     naming: dict | None = None,
+    sites: dict[int, np.ndarray] | None = None,
 ) -> dict:
-    """The ``families`` block of ``motifs.json``."""
+    """The ``families`` block of ``motifs.json`` (``sites``: channel -> (window, position,
+    strand) rows, for the near-copies that share sites)."""
     naming = naming or {"best": {}, "named": {}}
-    pairs = near_copies(motifs, settings.near_copy_similarity)
-    redundant = redundant_channels(motifs, pairs)
     out = []
     for f in families:
         best = naming["best"].get(f.motif.id)
@@ -425,6 +425,5 @@ def families_summary(
         "count": len(families),
         "families": out,
         "links": links,
-        "near_copies": {"pairs": pairs, "redundant": redundant,
-                        "fraction": round(len(redundant) / len(motifs), 4) if motifs else 0.0},
+        "near_copies": copy_block(motifs, sites, settings),
     }  # fmt: skip

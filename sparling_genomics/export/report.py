@@ -274,8 +274,9 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
         f"smaller channel's sites lie within &plusmn;{settings.get('site_window')} nt of the "
         f"other's; a family is a group in which more than {_percent(settings.get('linkage'))} "
         "of the pairs are linked (average linkage). Its logo is the site-weighted merge of "
-        "its aligned members; its sites are theirs, de-duplicated. Near-copies (same window "
-        f"offset, PWM correlation &ge; {_fmt(settings.get('near_copy_similarity'), 2)}): "
+        "its aligned members; its sites are theirs, de-duplicated. Near-copies (PWM columns "
+        f"correlated &ge; {_fmt(settings.get('near_copy_similarity'), 2)} at some offset and "
+        "strand, or shared sites): "
         f"{len(copies.get('redundant') or [])} of {exported} channels "
         f"({_fmt(copies.get('fraction'), 3)}).</p>",
         "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"

@@ -69,7 +69,7 @@ def channel_site_windows(
     device = device or next(model.parameters()).device
     width = model.g.receptive_field
     offset = context_offset(task)
-    k = model.g.motifs
+    k = getattr(model, "channels", model.g.motifs)  # learned channels, then a core's
     windows: list[list[np.ndarray]] = [[] for _ in range(k)]
     scores: list[list[float]] = [[] for _ in range(k)]
     where: list[list[np.ndarray]] = [[] for _ in range(k)]
@@ -180,9 +180,12 @@ def export_run_motifs(
         reference["decoys"] = f"{jaspar_words} (Tomtom null and q-value count only; no names)"
     reference["targets"] = [t.matrix_id for t in targets]
     naming = name_motifs(motifs, targets, decoys=decoys)
+    core = core_classes(model)
     for m in motifs:
         named = naming["named"].get(m.id)
         m.name = named.replace(" ", "_") if named else ""
+        if m.channel in core:  # a supplied core channel is named for its class
+            m.name = "core_" + "".join(ch if ch.isalnum() else "_" for ch in core[m.channel])
     placed = {}
     if dataset is not None and motifs:
         settings = positions or PositionSettings()
@@ -230,6 +233,7 @@ def export_run_motifs(
                 **({"kl_to_annotated": kl_to_annotated(m.probs, annotated)} if annotated else {}),
                 **({"positions": placed[m.id]} if m.id in placed else {}),
                 "family": m.family,
+                "core": core.get(m.channel),  # the site class of a supplied core channel
             }
             for m in motifs
         ],
@@ -282,7 +286,7 @@ def export_families(
     for f in families:
         named = naming["named"].get(f.motif.id)
         f.motif.name = named.replace(" ", "_") if named else ""
-    block = families_summary(families, links, motifs, settings, naming)
+    block = families_summary(families, links, motifs, settings, naming, sites)
     if families:
         folder.mkdir(parents=True, exist_ok=True)
         files = write_motif_files(folder, representatives, background)
@@ -293,6 +297,14 @@ def export_families(
         block["files"]["sites"] = f"{FAMILIES_DIR}/{FAMILY_SITES}"
         block["files"]["tomtom"] = f"{FAMILIES_DIR}/tomtom.tsv"
     return block, families
+
+
+def core_classes(model) -> dict[int, str]:
+    """Channel -> site class of a model's supplied core channels (after the learned ones)."""
+    core = getattr(model, "core", None)
+    if core is None:
+        return {}
+    return {model.g.motifs + i: name for i, name in enumerate(core.classes)}
 
 
 def _match_dict(match) -> dict | None:

@@ -54,7 +54,15 @@ def halo_of(model) -> int:
         and (model.sparse.density <= model.sparse.peak_below)
     ):
         peak = int(model.sparse.peak_window)
-    return rf // 2 + peak + 1
+    if model.sparse is not None and model.sparse.competing():
+        # A site also depends on the other channels' peaks within +-compete_window.
+        peak += int(model.sparse.compete_window)
+    halo = rf // 2 + peak + 1
+    core = getattr(model, "core", None)
+    if core is not None:  # a supplied core's channels: its window and their peak rule
+        halo = max(halo, max(core.up, core.down) + max(
+            (layer.peak_window for layer in model.core_sparse), default=0) + 1)
+    return halo
 
 
 @torch.no_grad()
@@ -67,6 +75,13 @@ def _strand_sites(model, codes: np.ndarray, device) -> tuple[np.ndarray, ...]:
         value = z[0][channel, position]
     else:
         channel, position, value = model.sparse.active_sites(z)
+    if getattr(model, "core", None) is not None:  # core channels follow the learned ones
+        s = model.core(x)
+        parts = [(channel, position, value)]
+        for i, layer in enumerate(model.core_sparse):
+            c, p, v = layer.active_sites(s[:, i : i + 1])
+            parts.append((c + model.g.motifs + i, p, v))
+        channel, position, value = (torch.cat(t) for t in zip(*parts))
     return channel.cpu().numpy(), position.cpu().numpy(), value.float().cpu().numpy()
 
 

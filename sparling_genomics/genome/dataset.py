@@ -450,14 +450,12 @@ class SiteDataset:
         return np.flatnonzero(self.split == SPLITS.index(split))
 
     def read(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(x, y) of windows ``indices`` (any order), as (float32 one-hot, int64 labels)."""
-        indices = np.asarray(indices)
-        order = np.argsort(indices)
-        sorted_idx = indices[order]
-        x = self.x[sorted_idx]
-        y = self.y[sorted_idx]
-        back = np.empty_like(order)
-        back[order] = np.arange(len(order))
+        """(x, y) of windows ``indices`` (any order, repeats allowed: a batch that spans two
+        epochs can hold a window twice), as (float32 one-hot, int64 labels)."""
+        # h5py reads only strictly increasing indices.
+        unique, back = np.unique(np.asarray(indices), return_inverse=True)
+        x = self.x[unique]
+        y = self.y[unique]
         return x[back].astype(np.float32), y[back].astype(np.int64)
 
     def _rows(self, name: str, indices: np.ndarray) -> np.ndarray:

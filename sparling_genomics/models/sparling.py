@@ -1,4 +1,11 @@
-"""``SparlingModel``: ``h ∘ sparse ∘ g``, trained end to end on (x, y) only."""
+"""``SparlingModel``: ``h ∘ sparse ∘ g``, trained end to end on (x, y) only.
+
+With a supplied site core (``models/core.py``): the core's per-class site logits pass through
+sparse layers of their own (one per class: its own threshold and a fixed density suited to
+the class's site frequency) and join the learned channels as ``h``'s last input channels; the
+core's log-probabilities are added to ``h``'s logits. Without one, the model is exactly
+``h ∘ sparse ∘ g``.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +13,72 @@ import torch
 from torch import nn
 
 from ..sparsity.layer import SpatialSparsity
+from .core import SiteCore
 
 
 class SparlingModel(nn.Module):
-    """Motif model ``g``, spatial sparse layer (or none, for a non-sparse baseline), head ``h``."""
+    """Motif model ``g``, spatial sparse layer (or none, for a non-sparse baseline), head ``h``,
+    and optionally a frozen site ``core`` with its per-class sparse layers ``core_sparse``."""
 
-    def __init__(self, g: nn.Module, sparse: SpatialSparsity | None, h: nn.Module) -> None:
+    def __init__(
+        self,
+        g: nn.Module,
+        sparse: SpatialSparsity | None,
+        h: nn.Module,
+        core: SiteCore | None = None,
+        core_sparse: list[SpatialSparsity] | None = None,
+    ) -> None:
         super().__init__()
         self.g = g
         self.sparse = sparse
         self.h = h
+        if core is not None:
+            if not core_sparse or len(core_sparse) != len(core.classes):
+                raise ValueError("a site core needs one sparse layer per class")
+            self.core = core
+            self.core_sparse = nn.ModuleList(core_sparse)
+        else:
+            self.core = None
 
     @property
     def density(self) -> float | None:
+        """The learned channels' (annealed) density."""
         return None if self.sparse is None else self.sparse.density
+
+    @property
+    def channels(self) -> int:
+        """Motif channels ``h`` reads: the learned ones, then one per core class."""
+        return self.g.motifs + (0 if self.core is None else len(self.core.classes))
 
     def set_density(self, density: float) -> None:
         if self.sparse is not None:
             self.sparse.density = density
 
+    def trainable_parameters(self) -> list[nn.Parameter]:
+        """Every parameter but the core's (the core is trained in a phase of its own)."""
+        core = set() if self.core is None else {id(p) for p in self.core.parameters()}
+        return [p for p in self.parameters() if id(p) not in core]
+
+    def _core_motifs(self, s: torch.Tensor) -> torch.Tensor:
+        return torch.cat([layer(s[:, i : i + 1]) for i, layer in enumerate(self.core_sparse)], 1)
+
     def motifs(self, x: torch.Tensor) -> torch.Tensor:
-        """The motif layer: sparse activations (or g's raw output without a sparse layer)."""
+        """The motif layer ``h`` reads: sparse activations (or g's raw output without a sparse
+        layer), learned channels first, then the core's."""
         z = self.g(x)
-        return z if self.sparse is None else self.sparse(z)
+        m = z if self.sparse is None else self.sparse(z)
+        if self.core is None:
+            return m
+        return torch.cat([m, self._core_motifs(self.core(x))], 1)
 
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
-        m = self.motifs(x)
-        return {"logits": self.h(m), "motifs": m}
+        if self.core is None:
+            m = self.motifs(x)
+            return {"logits": self.h(m), "motifs": m}
+        z = self.g(x)
+        m = z if self.sparse is None else self.sparse(z)
+        s = self.core(x)
+        c = self._core_motifs(s)
+        logits = self.h(torch.cat([m, c], 1)) + self.core.log_probabilities(s)
+        # "motifs": the learned channels (their density is the annealed one).
+        return {"logits": logits, "motifs": m, "core_motifs": c}

@@ -23,6 +23,21 @@ ones, which matters at densities equal to the true motif density. ``peak_below``
 only once annealing has brought the density that low: from the start it starves the early,
 dense phase of gradient (a run stuck at the all-blank output for 100k+ samples).
 
+Option ``compete_window=r`` (off by default; splicing turns it on): channels compete for
+positions. A candidate (a position of channel c above c's threshold) is dropped when another
+channel has a candidate within ±r with a larger normalised value ``z`` (ties go to the lower
+channel), so two channels never fire within r of each other. It is the anti-copy rule: a
+channel that copies another can no longer fire where the original fires (an exact copy is
+left the original's next-best sites), so a copy only pays where it finds sites the original
+does not take. Values, not margins over the thresholds, are compared: BatchNorm puts the
+channels on one scale, and a loser's threshold falls as it loses, so margins would hand the
+contest back and forth between copies. A competition, rather than a decorrelation
+penalty on the activation maps, because at densities of 1e-3 a batch holds a few dozen hits
+per channel (too few for a stable correlation estimate), while the rule is exact at every
+position, needs no weight to tune, and costs a max-pool and two cumulative maxima. Like the
+peak rule, it starts once the density is at most ``peak_below``: in the dense phase most
+windows hold several channels' hits and the rule would starve them of gradient.
+
 The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
 statistics, so the density measured on fresh data matches the target.
 """
@@ -68,6 +83,27 @@ def upper_quantile(values: torch.Tensor, hits: int) -> torch.Tensor:
     return torch.kthvalue(values, n - hits, dim=1).values
 
 
+def competition_winners(values: torch.Tensor, window: int) -> torch.Tensor:
+    """Per position of ``values`` (N, C, ...) (1-D or 2-D spatial; -inf: not competing):
+    True where the channel's value beats every other channel's values within ±``window``
+    (per spatial dim), strictly for lower channels and or equal for higher ones (ties go to
+    the lower channel)."""
+    margin = values
+    size = 2 * window + 1
+    if margin.dim() == 3:
+        local = F.max_pool1d(margin, size, stride=1, padding=window)
+    elif margin.dim() == 4:
+        local = F.max_pool2d(margin, size, stride=1, padding=window)
+    else:
+        raise ValueError("channel competition needs 1-D or 2-D input")
+    ninf = torch.full_like(local[:, :1], float("-inf"))
+    # Best of the lower channels (c' < c) and of the higher ones (c' > c) at each position.
+    below = torch.cat([ninf, torch.cummax(local, dim=1).values[:, :-1]], dim=1)
+    above = torch.flip(torch.cummax(torch.flip(local, [1]), dim=1).values, [1])
+    above = torch.cat([above[:, 1:], ninf], dim=1)
+    return (margin > below) & (margin >= above)
+
+
 @dataclass
 class SparseSettings:
     """The ``model.sparse`` block of a run's config: the layer's options."""
@@ -78,6 +114,10 @@ class SparseSettings:
     min_hits: float = bounded(20.0, min=0)
     peak_window: int = bounded(5, min=0)  # one activation per site; 0 = the paper's layer
     peak_below: float = bounded(0.01, above=0, max=1)  # ... once the density is at most this
+    # Channels compete within +-compete_window (the anti-copy rule, see the module docstring);
+    # 0 = off. None (not in the config): a task that does not use it (the paper's layer).
+    # Starts with the peak rule (density <= peak_below).
+    compete_window: int | None = bounded(None, min=0, optional=True)
 
 
 class SpatialSparsity(nn.Module):
@@ -105,6 +145,7 @@ class SpatialSparsity(nn.Module):
         per_channel: bool = True,
         peak_window: int = 0,
         peak_below: float = 1.0,
+        compete_window: int = 0,
         bn_momentum: float = 0.1,
         eps: float = 1e-5,
     ) -> None:
@@ -122,6 +163,9 @@ class SpatialSparsity(nn.Module):
             raise ConfigError(f"peak_window must be >= 0, got {peak_window}")
         self.peak_window = int(peak_window)
         self.peak_below = float(peak_below)
+        if compete_window < 0:
+            raise ConfigError(f"compete_window must be >= 0, got {compete_window}")
+        self.compete_window = int(compete_window)
         self.bn_momentum = bn_momentum
         self.eps = eps
         if affine:
@@ -152,6 +196,7 @@ class SpatialSparsity(nn.Module):
             per_channel=options.per_channel,
             peak_window=options.peak_window,
             peak_below=options.peak_below,
+            compete_window=options.compete_window or 0,
         )
 
     # -- density -------------------------------------------------------------------------
@@ -187,7 +232,7 @@ class SpatialSparsity(nn.Module):
             raise ValueError(
                 f"SpatialSparsity expects (N, {self.channels}, ...) input, got {tuple(x.shape)}"
             )
-        z = self.keep_peaks(self.normalize(x))
+        z = self.compete(self.keep_peaks(self.normalize(x)))
         if self.training:
             with torch.no_grad():
                 self._observe(z.detach())
@@ -208,6 +253,24 @@ class SpatialSparsity(nn.Module):
         else:
             raise ValueError("peak_window needs 1-D or 2-D input")
         return torch.where(z >= local, z, torch.full_like(z, float("-inf")))
+
+    def competing(self) -> bool:
+        """Whether the channel competition applies at the current density."""
+        return self.compete_window > 0 and self.channels > 1 and self.density <= self.peak_below
+
+    def compete(self, z: torch.Tensor) -> torch.Tensor:
+        """With ``compete_window`` r > 0 (and density at most ``peak_below``): ``z`` with the
+        candidates (``z > t``) that lose the competition within ±r set to -inf
+        (:func:`competition_winners`); positions below threshold keep their values, so the
+        threshold estimate still sees them."""
+        if not self.competing():
+            return z
+        shape = (1, -1) + (1,) * (z.dim() - 2)
+        with torch.no_grad():
+            candidate = z.detach() > self.thresholds.view(shape).to(z.dtype)
+            values = torch.where(candidate, z.detach(), torch.full_like(z, float("-inf")))
+            lose = candidate & ~competition_winners(values, self.compete_window)
+        return torch.where(lose, torch.full_like(z, float("-inf")), z)
 
     @torch.no_grad()
     def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -232,12 +295,35 @@ class SpatialSparsity(nn.Module):
             local = padded[channel[:, None], position[:, None] + offsets].amax(dim=1)
             keep = value >= local
             channel, position, value = channel[keep], position[keep], value[keep]
+        if self.competing() and len(position):
+            # The contest is among the candidates (above threshold, peaks), as in forward.
+            values = torch.full_like(z, float("-inf"))
+            values[channel, position] = value
+            keep = competition_winners(values[None], self.compete_window)[0][channel, position]
+            channel, position, value = channel[keep], position[keep], value[keep]
         return channel, position, value - t[channel]
 
     def pre_threshold(self, x: torch.Tensor) -> torch.Tensor:
         """The normalised values ``z - t`` before the ReLU (for analysis and export)."""
         shape = (1, -1) + (1,) * (x.dim() - 2)
-        return self.keep_peaks(self.normalize(x)) - self.thresholds.view(shape).to(x.dtype)
+        z = self.compete(self.keep_peaks(self.normalize(x)))
+        return z - self.thresholds.view(shape).to(x.dtype)
+
+    @torch.no_grad()
+    def calibrate(self, x: torch.Tensor) -> None:
+        """Set BatchNorm's running statistics to those of ``x`` and the thresholds to its
+        quantile at the current density, replacing both running averages: for input that no
+        longer changes (a frozen site core), where one pass gives what the averages reach
+        only after hundreds of steps (0.9^24 of the initial variance is still left after 24)."""
+        dims = [0, *range(2, x.dim())]
+        self.running_mean.copy_(x.mean(dim=dims).to(self.running_mean.dtype))
+        self.running_var.copy_(x.var(dim=dims).to(self.running_var.dtype))
+        z = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                         training=False, eps=self.eps)  # fmt: skip
+        rows = self._rows(self.compete(self.keep_peaks(z)))
+        self._warm.fill_(False)
+        self._pending, self._pending_elements = [], 0
+        self._update(upper_quantile(rows, round(self.density * rows.shape[1])), rows)
 
     # -- threshold estimation ------------------------------------------------------------
     def _rows(self, z: torch.Tensor) -> torch.Tensor:
@@ -298,5 +384,5 @@ class SpatialSparsity(nn.Module):
         return (
             f"channels={self.channels}, density={self.density:.3g}, affine={self.affine}, "
             f"per_channel={self.per_channel}, min_hits={self.min_hits:g}, "
-            f"peak_window={self.peak_window}"
+            f"peak_window={self.peak_window}, compete_window={self.compete_window}"
         )

@@ -84,6 +84,10 @@ class Task(ABC):
     model_config: type
     defaults: dict = {}
     presets: dict[str, dict] = {}
+    #: What a saved run's config meant by keys it lacks because it predates them (nested
+    #: mapping): merged under the saved keys when a run is resumed or loaded, so an old run
+    #: rebuilds the model it trained, not today's default.
+    saved_run_defaults: dict = {}
 
     def __init__(self, config: RunConfig, seed: int) -> None:
         self.config = config

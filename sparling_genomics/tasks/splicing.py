@@ -9,6 +9,15 @@ The Sparling model is ``g`` (a local motif model, receptive field 31 nt by defau
 spatial sparse layer with K motif channels -> a SpliceAI-400-style dilated residual ``h``. The
 non-sparse baseline (``model.sparse_layer: false``) is the same network without the sparse
 layer. Windows are read lazily from the dataset file, a batch at a time.
+
+With ``model.core_sites`` (the default) the Sparling model also gets the supplied site core
+(``models/core.py``): one local site model per class of the dataset (donor and acceptor, or a
+BED's names), trained first on the labels alone and frozen; each class's channel has a fixed
+density of its site frequency. Its windows (:data:`SITE_WINDOWS`) are asymmetric, more intron
+than exon, following MaxEntScan's (Yeo & Burge 2004) 9-mer donor (3 exon + 6 intron bases)
+and 23-mer acceptor (20 intron + 3 exon bases): the consensus and the polypyrimidine tract
+belong to the core, the branch point (18-60 nt upstream of the acceptor) and everything
+farther out is left to the learned channels.
 """
 
 from __future__ import annotations
@@ -23,11 +32,18 @@ import torch.nn.functional as F
 from ..config import RunConfig, bounded
 from ..errors import ConfigError
 from ..genome.dataset import SiteDataset
+from ..models.core import SiteCore
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
 from ..models.splice import SpliceAIHead
 from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Task
+
+#: A core's window per site class, as (bases upstream, bases downstream) of the site base in
+#: transcript orientation: MaxEntScan's windows (the donor is the exon's last base, the
+#: acceptor the exon's first). Other classes: ``model.core_flank`` each side, or
+#: ``model.core_windows``.
+SITE_WINDOWS = {"donor": (2, 6), "acceptor": (20, 2)}
 
 
 @dataclass
@@ -54,7 +70,23 @@ class SplicingModel:
     head_channels: int = bounded(32, min=1)
     head_kernel: int = bounded(11, min=1)
     head_dilations: list[int] = bounded([1, 1, 1, 1, 4, 4, 4, 4])  # SpliceAI-400
-    sparse: SparseSettings = field(default_factory=SparseSettings)
+    # The supplied site core (models/core.py): unsupplied, 29 of 32 learned channels became
+    # GT/AG copies or a T-rich pattern on TAIR10 chr1; with the site itself supplied, they are
+    # free for other signals. false: the ablation, exactly the model without a core. The
+    # non-sparse baseline (sparse_layer: false) never has one: it is the unchanged reference.
+    core_sites: bool = True
+    # "CLASS:UPSTREAM:DOWNSTREAM" entries over SITE_WINDOWS (each CLASS must be one of the
+    # dataset's); classes in neither get core_flank bases each side.
+    core_windows: list[str] = bounded([])
+    core_flank: int = bounded(10, min=0)
+    core_hidden: int = bounded(32, min=1)  # a few thousand weights per class: a local model
+    core_layers: int = bounded(3, min=1)  # 1x1 layers after the window convolution
+    # A core channel's density = this x its class's share of labelled training positions:
+    # 1.0 lets it fire about once per true site, as the learned channels' 0.18% does.
+    core_density_scale: float = bounded(1.0, above=0)
+    # Channels compete within +-2 nt (the anti-copy rule; sparsity/layer.py): the benchmark
+    # on TAIR10 chr1 found 14 of 32 channels near-exact copies firing at the same sites.
+    sparse: SparseSettings = field(default_factory=lambda: SparseSettings(compete_window=2))
 
 
 #: What splicing sets in the shared ``train`` and ``annealing`` blocks.
@@ -70,6 +102,12 @@ DEFAULTS = {
         # samples its budget allows on 2 cores, so it too ends at a low learning rate.
         "baseline_samples": 56_000,
         "log_motif_metrics": None,  # no motif truth: the key is not in a splicing config
+        # The core phase (model.core_sites), sized for two cores (donor, acceptor): ~2 passes
+        # over chr1's 13,761 training windows (~40k sites per class); two 32-wide cores train
+        # at ~180 samples/s on one busy core, so 30k samples take 1.5-3 min, ~10% of the
+        # main budget, which this does not count against.
+        "core_samples": 30_000,
+        "core_seconds": 180.0,
     },
     "annealing": {
         "start_density": 0.1,
@@ -109,6 +147,7 @@ PRESETS: dict[str, dict] = {
             "eval_batch_size": 16,
             "final_samples": 24,
             "checkpoint_every_seconds": 0.0,
+            "core_samples": 48,
         },
         "annealing": {"bar_decay_per_sample": 1e-2, "start_density": 0.1, "stop_density": 0.05},
     },
@@ -124,6 +163,8 @@ class SplicingTask(Task):
     model_config = SplicingModel
     defaults = DEFAULTS
     presets = PRESETS
+    # Runs saved before the core and the channel competition had neither.
+    saved_run_defaults = {"model": {"core_sites": False, "sparse": {"compete_window": 0}}}
 
     def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)
@@ -176,15 +217,81 @@ class SplicingTask(Task):
         )
         start = self.config.annealing.start_density
         layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
+        core, core_sparse = self.build_core() if sparse and m.core_sites else (None, None)
         h = SpliceAIHead(
-            k,
+            k + (0 if core is None else len(core.classes)),
             len(self.classes),
             context=self.data.context,
             channels=m.head_channels,
             kernel=m.head_kernel,
             dilations=list(m.head_dilations),
         )
-        return SparlingModel(g, layer, h)
+        return SparlingModel(g, layer, h, core, core_sparse)
+
+    def core_windows(self) -> list[tuple[int, int]]:
+        """Per site class, the core's (upstream, downstream) window; a one-line error where
+        ``model.core_windows`` is malformed or names a class the dataset does not have."""
+        m = self.config.model
+        sites = self.classes[1:]
+        windows = {c: SITE_WINDOWS.get(c, (m.core_flank, m.core_flank)) for c in sites}
+        for i, entry in enumerate(m.core_windows):
+            name, _, rest = str(entry).rpartition(":")
+            name, _, up = name.rpartition(":")
+            if not name or not up.isdigit() or not rest.isdigit():
+                raise ConfigError(
+                    f"config key 'model.core_windows[{i}]' must be CLASS:UPSTREAM:DOWNSTREAM "
+                    f"(bases), got {entry!r}"
+                )
+            if name not in windows:
+                raise ConfigError(
+                    f"config key 'model.core_windows[{i}]' names class {name!r}, which "
+                    f"{self.config.data.dataset} does not have (its classes: {', '.join(sites)})"
+                )
+            windows[name] = (int(up), int(rest))
+        return [windows[c] for c in sites]
+
+    def site_frequencies(self, max_windows: int = 2000) -> list[float]:
+        """Per site class, its share of the labelled positions of (up to ``max_windows``
+        evenly spaced) training windows: the density of its core channel. A class without a
+        labelled site cannot have a core: a one-line error."""
+        path = self.config.data.dataset
+        sites = self.classes[1:]
+        if not sites:
+            raise ConfigError(
+                f"{path}: the dataset has no site classes, so model.core_sites has nothing to "
+                "supply; set model.core_sites=false"
+            )
+        counts = (self.data.summary.get("sites") or {})
+        empty = [c for c in sites if not counts.get(c, 1)]
+        if empty:
+            raise ConfigError(
+                f"{path}: class {empty[0]!r} has no labelled sites, so model.core_sites cannot "
+                "train its core; set model.core_sites=false"
+            )
+        index = self._subset(self.train_index, max_windows)
+        found = np.zeros(len(self.classes), dtype=np.int64)
+        for lo in range(0, len(index), 500):
+            y = self.data.y[index[lo : lo + 500]]
+            found += np.bincount(y[y >= 0].astype(np.int64), minlength=len(self.classes))
+        labelled = max(1, int(found.sum()))
+        return [max(1, int(n)) / labelled for n in found[1:]]
+
+    def build_core(self) -> tuple[SiteCore, list[SpatialSparsity]]:
+        """The supplied site core and its per-class sparse layers (fixed densities)."""
+        m = self.config.model
+        windows = self.core_windows()
+        densities = [m.core_density_scale * f for f in self.site_frequencies()]
+        for name, density in zip(self.classes[1:], densities):
+            if density >= 0.5:
+                raise ConfigError(
+                    f"{self.config.data.dataset}: class {name!r} covers {density:.0%} of the "
+                    "labelled positions (x model.core_density_scale): not a sparse site "
+                    "signal a core channel can carry; set model.core_sites=false"
+                )
+        core = SiteCore(self.classes[1:], windows, context=self.data.context,
+                        hidden=m.core_hidden, layers=m.core_layers)  # fmt: skip
+        layers = [SpatialSparsity.from_config(1, d, m.sparse) for d in densities]
+        return core, layers
 
     # -- data ----------------------------------------------------------------------------
     def _batch(self, index: np.ndarray) -> Batch:

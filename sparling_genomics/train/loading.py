@@ -12,7 +12,7 @@ from ..rundir import config_path, require_finished, write_metrics
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
-from .trainer import _saved_config
+from .run_config import load_saved_config
 
 
 def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None):
@@ -22,7 +22,7 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     """
     run = Path(run)
     final = require_finished(run)
-    config = _saved_config(config_path(run))
+    config = load_saved_config(config_path(run))
     for override in overrides or []:
         config = merge(config, override)
     torch_device = pick_device(device or config.device)

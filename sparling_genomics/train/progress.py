@@ -9,6 +9,7 @@ of the time budget and the sample budget at the current rate; the schedule may e
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import TextIO
@@ -28,9 +29,9 @@ def format_duration(seconds: float) -> str:
 
 
 class Progress:
-    """Reports a run's progress to ``stream`` (standard error by default): a tqdm bar when it
-    is a terminal, plain lines at most every ``interval`` seconds otherwise; nothing when not
-    ``enabled``."""
+    """Reports a run's progress to ``stream`` (standard error by default): a tqdm bar (named
+    ``label``) when it is a terminal, plain lines at most every ``interval`` seconds otherwise;
+    nothing when not ``enabled``."""
 
     def __init__(
         self,
@@ -40,6 +41,7 @@ class Progress:
         max_samples: int,
         max_seconds: float,
         metric: str,
+        label: str | None = None,
         stream: TextIO | None = None,
         interval: float = LINE_INTERVAL,
     ) -> None:
@@ -56,7 +58,7 @@ class Progress:
         if enabled and _is_terminal(self.stream):
             from tqdm import tqdm  # only on a terminal
 
-            self.bar = tqdm(initial=initial_samples, unit="sample", unit_scale=True,
+            self.bar = tqdm(initial=initial_samples, unit="sample", unit_scale=True, desc=label,
                             dynamic_ncols=True, leave=True, file=self.stream)  # fmt: skip
         elif enabled:
             self.lines = True
@@ -103,7 +105,8 @@ class Progress:
             if elapsed > first_elapsed and samples > first_samples:
                 rate = (samples - first_samples) / (elapsed - first_elapsed)
                 left = min(left, (self.max_samples - samples) / rate)
-        parts.append(f"at most {format_duration(left)} left")
+        if math.isfinite(left):
+            parts.append(f"at most {format_duration(left)} left")
         return ", ".join(parts)
 
     def close(self) -> None:

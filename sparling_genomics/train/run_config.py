@@ -56,3 +56,15 @@ def resolve_config(
     for override in overrides or []:
         config = merge(config, override)
     return config
+
+
+def load_saved_config(path: Path) -> RunConfig:
+    """A run's saved ``config.yaml``, checked against the current defaults of its task (keys
+    added since it was saved take the values it was trained with: ``saved_run_defaults``)."""
+    saved = load_yaml(path)
+    task = saved.pop("task", None)
+    if not task:
+        raise ConfigError(f"{path}: no 'task' key; not a run configuration")
+    preset = saved.pop("preset", "cpu")
+    legacy = getattr(task_class(task), "saved_run_defaults", {})
+    return resolve_config(task, preset, overrides=[legacy, saved])

@@ -40,6 +40,11 @@ class TrainSettings:
     # FNE/FPE/CE at every evaluation (the report's figure); None: a task without motif truth
     # (splicing) has no such key.
     log_motif_metrics: bool | None = bounded(True, optional=True)
+    # The core phase (tasks whose model has a supplied site core, models/core.py): the core is
+    # trained on the labels alone for this many samples or seconds, whichever ends first, then
+    # frozen; its time does not count against max_seconds. None: a task without a core.
+    core_samples: int | None = bounded(None, min=0, optional=True)
+    core_seconds: float | None = bounded(None, min=0, optional=True)
     checkpoint_every_seconds: float = bounded(120.0, min=0)
     threads: int = bounded(0, min=0)  # 0: torch's default
     # Make the next training batch on a thread while this one trains. Off where not

@@ -1,12 +1,15 @@
 """The shared trainer: every task trains through :func:`train`.
 
-Phases: ``anneal`` (Algorithm 1 lowers the density each time validation accuracy clears the
-bar) until the density falls below the stop density, then ``final`` (``final_samples`` more
-samples at that density with the learning rate scaled by ``final_lr_scale`` and, with
-``final_lr_schedule: cosine``, decayed along a half cosine to 5% over ``final_samples``; the
-weights with the best validation accuracy in this phase are kept). Without annealing the
-density is fixed at the stop density from the start and the whole budget is the final phase;
-a model without a sparse layer (a baseline) trains until its budget ends.
+Phases: ``core`` (only for a model with a supplied site core, ``models/core.py``: the core
+alone is fitted to the labels for ``core_samples`` / ``core_seconds``, then frozen; logged
+as records with ``phase: core`` and ``core_samples``), ``anneal`` (Algorithm 1 lowers the
+density each time validation accuracy clears the bar) until the density falls below the stop
+density, then ``final`` (``final_samples`` more samples at that density with the learning
+rate scaled by ``final_lr_scale`` and, with ``final_lr_schedule: cosine``, decayed along a
+half cosine to 5% over ``final_samples``; the weights with the best validation accuracy in
+this phase are kept). Without annealing the density is fixed at the stop density from the
+start and the whole budget is the final phase; a model without a sparse layer (a baseline)
+trains until its budget ends.
 
 The learning-rate schedule and the two start-of-run guards (warm-up, plateau restarts) are
 rules of ``schedule.py``. A restart keeps the batch stream, budget and clock going.
@@ -29,8 +32,8 @@ from pathlib import Path
 
 import torch
 
-from ..config import RunConfig, dump_yaml, load_yaml, to_dict
-from ..errors import CheckpointError, ConfigError, RunDirectoryError
+from ..config import RunConfig, dump_yaml, to_dict
+from ..errors import CheckpointError, RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
 from ..rundir import (
     FINAL_CHECKPOINT,
@@ -47,10 +50,11 @@ from ..rundir import (
 from ..sparsity.annealing import SparsityAnnealer
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint, save_checkpoint
+from .core_phase import train_core
 from .device import pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
-from .run_config import resolve_config
+from .run_config import load_saved_config
 from .schedule import on_plateau, step_lr
 
 
@@ -90,7 +94,7 @@ class Trainer:
             "step": 0,
             "samples": 0,
             "next_eval": config.train.eval_every,
-            "phase": "anneal" if self.annealing else "final",
+            "phase": "core" if self._core_untrained() else self._main_phase(),
             "final_start": 0,
             "elapsed": 0.0,
             "best_final_accuracy": -1.0,
@@ -101,6 +105,10 @@ class Trainer:
             "restarts": 0,
             "init_start": 0,
             "init_best": 0.0,
+            # The core phase: its batches (the stream from index 0), samples and seconds.
+            "core_step": 0,
+            "core_samples": 0,
+            "core_elapsed": 0.0,
         }
         self.best_state: dict | None = None
         self.accepted_state: dict | None = None
@@ -123,7 +131,16 @@ class Trainer:
             bar_decay_per_sample=a.bar_decay_per_sample,
         )
         self.model.set_density(self.annealer.density)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.config.train.lr)
+        lr = self.config.train.lr
+        self.optimizer = torch.optim.Adam(self.model.trainable_parameters(), lr=lr)
+        core = self.model.core
+        self.core_optimizer = None if core is None else torch.optim.Adam(core.parameters(), lr=lr)
+
+    def _core_untrained(self) -> bool:
+        return self.model.core is not None and not self.model.core.frozen
+
+    def _main_phase(self) -> str:
+        return "anneal" if self.annealing else "final"
 
     def _on_plateau(self) -> bool:
         """True when this initialisation should be given up (``schedule.on_plateau``)."""
@@ -144,7 +161,12 @@ class Trainer:
         s["restarts"] += 1
         s["init_start"] = s["samples"]
         s["init_best"] = 0.0
+        core = self.model.core
+        core_state = None if core is None else _snapshot(core)
         self._initialise(s["restarts"])
+        if core_state is not None:  # the trained, frozen core stays
+            self.model.core.load_state_dict(core_state)
+            self.model.core.freeze()
         self.annealer.last_samples = s["samples"]  # the bar falls from now on
         self.accepted_state = None
 
@@ -159,6 +181,8 @@ class Trainer:
             "torch_rng": torch.get_rng_state(),
             "best_model": self.best_state,
             "accepted_model": self.accepted_state,
+            **({} if self.core_optimizer is None
+               else {"core_optimizer": self.core_optimizer.state_dict()}),
         }
 
     def save(self, name: str = LAST_CHECKPOINT) -> None:
@@ -174,11 +198,15 @@ class Trainer:
             torch.set_rng_state(payload["torch_rng"].cpu())
             self.best_state = payload.get("best_model")
             self.accepted_state = payload.get("accepted_model")
+            if self.core_optimizer is not None:
+                self.core_optimizer.load_state_dict(payload["core_optimizer"])
         except (KeyError, RuntimeError, ValueError, TypeError) as exc:
             raise CheckpointError(
                 f"{path}: checkpoint does not fit this model ({exc})"[:300]
             ) from None
         self.model.set_density(self.annealer.density)
+        if self.model.core is not None and self.model.core.frozen:
+            self.model.core.freeze()
 
     # -- the loop ------------------------------------------------------------------------
     def _log(self, record: dict) -> None:
@@ -186,7 +214,7 @@ class Trainer:
 
     def _truncate_log(self) -> None:
         """Drop log lines written after the checkpoint we resume from."""
-        truncate_log(self.out, self.state["samples"])
+        truncate_log(self.out, self.state["samples"], self.state["core_samples"])
 
     def _evaluate_and_anneal(self) -> dict:
         t = self.config.train
@@ -275,8 +303,14 @@ class Trainer:
             return "max_seconds"
         return None
 
+    def train_core(self) -> None:
+        """The core phase (``train/core_phase.py``)."""
+        train_core(self)
+
     def run(self) -> dict:
         """Train until the schedule or the budget ends; write final.pt and metrics.json."""
+        if self.state["phase"] == "core":
+            self.train_core()
         t = self.config.train
         batch_size = t.batch_size
         eval_every = t.eval_every
@@ -395,22 +429,12 @@ def _finite(value):
     return value
 
 
-def _saved_config(path: Path) -> RunConfig:
-    """A run's saved config, checked against the current defaults of its task."""
-    saved = load_yaml(path)
-    task = saved.pop("task", None)
-    if not task:
-        raise ConfigError(f"{path}: no 'task' key; not a run configuration")
-    preset = saved.pop("preset", "cpu")
-    return resolve_config(task, preset, overrides=[saved])
-
-
 def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool = True) -> dict:
     """Train ``config`` into run directory ``out`` (or continue it with ``resume``)."""
     out = Path(out)
     prepare_run_directory(out, resume=resume)
     if resume:
-        config = _saved_config(config_path(out))
+        config = load_saved_config(config_path(out))
         trainer = Trainer(config, out, progress=progress)
         trainer.restore(checkpoint_path(out, LAST_CHECKPOINT))
         trainer._truncate_log()

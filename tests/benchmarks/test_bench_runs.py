@@ -16,7 +16,7 @@ import yaml
 
 from sparling_genomics.config import dump_yaml
 from sparling_genomics.export.report import build_report
-from sparling_genomics.train.trainer import _saved_config
+from sparling_genomics.train.run_config import load_saved_config
 from tests.conftest import REPO
 
 BENCH_RUNS = REPO / "bench_runs"
@@ -43,7 +43,7 @@ def test_the_saved_runs_are_found():
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r.relative_to(BENCH_RUNS).as_posix())
 def test_saved_run_loads_and_reports(run, tmp_path):
     copy = _text_evidence(run, tmp_path)
-    resolved = yaml.safe_load(dump_yaml(_saved_config(copy / "config.yaml")))
+    resolved = yaml.safe_load(dump_yaml(load_saved_config(copy / "config.yaml")))
     metrics = json.loads((copy / "metrics.json").read_text())
     assert resolved["task"] == metrics["task"] and resolved["seed"] == metrics["seed"]
     page = build_report(copy)

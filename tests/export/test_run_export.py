@@ -216,3 +216,17 @@ def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, 
     page = report.read_text()
     assert "<h2>Seed stability</h2>" in page and "Not measured" not in page
     assert page.index("<h2>Seed stability</h2>") < page.index("<h2>Motifs</h2>")
+
+
+def test_core_channels_are_exported_marked_and_named_for_their_class(cli, tiny_dataset, tmp_path):
+    run = tmp_path / "run"
+    trained = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", tiny_dataset,
+                  "--out", run, "--no-progress", "--set", "train.core_samples=2000")  # fmt: skip
+    assert trained.returncode == 0, trained.stderr
+    exported = cli("export", "--model", run, "--min-sites", "1")
+    assert exported.returncode == 0, exported.stderr
+    summary = json.loads((run / "motifs" / "motifs.json").read_text())
+    marked = {m["channel"]: m["core"] for m in summary["motifs"] if m["core"]}
+    assert marked == {8: "acceptor", 9: "donor"}  # after the 8 learned channels
+    meme = (run / "motifs" / "motifs.meme").read_text()
+    assert "MOTIF sparling_c08 core_acceptor" in meme and "MOTIF sparling_c09 core_donor" in meme

@@ -84,3 +84,43 @@ def test_sites_are_in_sequence_coordinates_not_chunk_or_window_relative(model):
 
     expected = {(p + 1000, s, c) for p, s, c in inner(a, halo, 4000 - halo)}
     assert expected and expected == inner(b, 1000 + halo, 5000 - halo)
+
+
+@pytest.fixture(scope="module")
+def core_model():
+    """Competing learned channels plus a two-class site core, calibrated on random DNA."""
+    from sparling_genomics.models.core import SiteCore
+
+    torch.manual_seed(1)
+    g = MotifModel1D(4, hidden=8, first_kernel=9, residual_units=1, unit_kernel=3,
+                     reverse_complement=False)  # fmt: skip
+    sparse = SpatialSparsity(4, 0.005, peak_window=3, peak_below=0.01, compete_window=2)
+    core = SiteCore(["acceptor", "donor"], [(20, 2), (2, 6)], context=0, hidden=4, layers=2)
+    layers = [SpatialSparsity(1, 0.003, peak_window=3, peak_below=0.01) for _ in range(2)]
+    m = SparlingModel(g, sparse, torch.nn.Identity(), core, layers)
+    for module in g.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.momentum = None
+    m.train()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        m.motifs(torch.from_numpy(one_hot(rng.integers(0, 4, (8, 2000)).astype(np.uint8))))
+    return m.eval()
+
+
+def test_scan_of_competing_and_core_channels_is_the_motif_layer_in_any_chunking(core_model):
+    assert core_model.sparse.competing()
+    codes = np.random.default_rng(3).integers(0, 4, 4000).astype(np.uint8)
+    pos, strand, chan = _all(core_model, codes, 10_000)
+    m = core_model.motifs(torch.from_numpy(one_hot(codes)[None])).detach().numpy()[0]
+    c, p = np.nonzero(m > 0)
+    assert set(c.tolist()) & {0, 1, 2, 3} and set(c.tolist()) & {4, 5}  # learned and core fire
+    # Away from the ends (where g's zero padding of hidden layers differs from a scan's Ns).
+    inner = (p >= 50) & (p < len(codes) - 50)
+    plus = (strand == 1) & (pos >= 50) & (pos < len(codes) - 50)
+    assert set(zip(p[inner].tolist(), c[inner].tolist())) == set(
+        zip(pos[plus].tolist(), chan[plus].tolist())
+    )
+    for chunk in (300, 1111):
+        got = _all(core_model, codes, chunk)
+        assert all(np.array_equal(a, b) for a, b in zip((pos, strand, chan), got))

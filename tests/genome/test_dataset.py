@@ -192,3 +192,11 @@ def test_bed_header_row_is_skipped_but_a_malformed_first_record_is_refused(tmp_p
     bad.write_text("chr1\t1,500\t1,501\tx\nchr1\t5\t6\ty\n")
     with pytest.raises(InputError, match=r"b.bed:1: start/end must be integers"):
         read_bed(bad, {"chr1": 100})
+
+
+def test_read_takes_any_order_and_repeated_windows(tiny_dataset):
+    data = SiteDataset(tiny_dataset)
+    x, y = data.read(np.array([5, 2, 5, 0]))
+    one = [data.read(np.array([i])) for i in (5, 2, 0)]
+    for got, want in zip(range(4), (0, 1, 0, 2)):
+        assert np.array_equal(x[got], one[want][0][0]) and np.array_equal(y[got], one[want][1][0])

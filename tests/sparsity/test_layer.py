@@ -182,3 +182,64 @@ def test_active_sites_equal_the_dense_forward(peak_window):
     assert len(channel) > 50
     assert torch.equal(c[order], channel) and torch.equal(p[order], position)
     assert torch.equal(v[order], dense[channel, position])
+
+
+def _twins(compete_window, density=1e-3):
+    torch.manual_seed(0)
+    layer = SpatialSparsity(4, density, peak_window=2, peak_below=0.01,
+                            compete_window=compete_window)  # fmt: skip
+    z = torch.randn(8, 1, 3000)
+    # Channels 0 and 1 are exact copies; 2 is 1 shifted by one position; 3 is its own.
+    x = torch.cat([z, z, torch.roll(z, 1, -1), torch.randn(8, 1, 3000)], dim=1)
+    for _ in range(5):
+        layer(x)
+    layer.eval()
+    return layer, x
+
+
+def _cofiring(a, b, within=2):
+    near = torch.nn.functional.max_pool1d((b > 0).float(), 2 * within + 1, 1, within) > 0
+    return int(((a > 0) & near).sum())
+
+
+def test_competing_channels_never_fire_within_the_window_of_each_other():
+    layer, x = _twins(compete_window=2)
+    with torch.no_grad():
+        out = layer(x)
+    fired = (out > 0).sum(dim=(0, 2))
+    assert torch.all(fired > 0)
+    for a in range(4):
+        for b in range(4):
+            if a != b:
+                assert _cofiring(out[:, a : a + 1], out[:, b : b + 1]) == 0, (a, b)
+    # The copies lose every contest to the original (ties go to the lower channel), so they
+    # are left its next-best sites: nothing the original fires at.
+    top = out[:, 0][out[:, 0] > 0].min() + layer.thresholds[0]
+    z = layer.normalize(x)
+    assert torch.all(z[:, 1][out[:, 1] > 0] <= top)
+
+
+def test_without_competition_copies_fire_together_and_the_layer_is_unchanged():
+    off, x = _twins(compete_window=0)
+    plain = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        a = off(x)
+    plain.load_state_dict(off.state_dict())
+    plain.eval()
+    with torch.no_grad():
+        assert torch.equal(plain(x), a)
+    assert _cofiring(a[:, 0:1], a[:, 1:2]) == int((a[:, 0] > 0).sum()) > 0
+
+
+def test_competition_waits_for_the_sparse_phase_and_scan_agrees_with_forward():
+    dense = SpatialSparsity(4, 0.1, peak_window=2, peak_below=0.01, compete_window=2)
+    assert not dense.competing()
+    layer, x = _twins(compete_window=2, density=5e-3)
+    assert layer.competing()
+    with torch.no_grad():
+        out = layer(x[:1])
+        channel, position, value = layer.active_sites(x[:1])
+    got = torch.zeros_like(out)
+    got[0, channel, position] = value
+    assert torch.allclose(got, out)

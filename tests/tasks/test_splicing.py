@@ -36,8 +36,9 @@ def test_sparling_and_baseline_share_the_network(tiny_dataset):
     sparse, plain = task.build_model(sparse=True), task.build_model(sparse=False)
     assert sparse.sparse is not None and plain.sparse is None
     assert sparse.g.receptive_field <= 31
-    names = {k for k in sparse.state_dict() if not k.startswith("sparse.")}
+    names = {k for k in sparse.state_dict() if not k.startswith(("sparse.", "core"))}
     assert names == set(plain.state_dict())
+    assert plain.core is None  # the baseline never has a supplied core
     out = plain(task.train_batch(0, 2).x)
     assert out["logits"].shape == (2, 3, 1000)
 
@@ -73,7 +74,8 @@ def test_tiny_end_to_end_train_and_evaluate(cli, tiny_dataset, tmp_path):
         (metrics["sites"]["acceptor"]["topk"] + metrics["sites"]["donor"]["topk"]) / 2
     )
     log = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
-    assert all("val_mean_topk" in r and "val_donor_pr_auc" in r for r in log)
+    main = [r for r in log if r["phase"] != "core"]  # the core phase logs core_val_*
+    assert main and all("val_mean_topk" in r and "val_donor_pr_auc" in r for r in main)
     evaluated = cli("evaluate", "--model", run, "--out", tmp_path / "m.json")
     assert evaluated.returncode == 0, evaluated.stderr
     again = json.loads((tmp_path / "m.json").read_text())
@@ -97,3 +99,111 @@ def test_evaluate_without_checkpoint_is_one_line_error(cli, tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"error: {tmp_path / 'run'}: has no checkpoints/final.pt (training not finished?)"
     ]
+
+
+def _bed_dataset(path, names):
+    """A BED-labelled dataset on the tiny reference: single-base sites of ``names``."""
+    from sparling_genomics.genome.dataset import build_dataset
+
+    from ..conftest import TINY_FASTA
+
+    seqid = TINY_FASTA.read_text().split()[0][1:]
+    rows = [f"{seqid}\t{p}\t{p + 1}\t{names[i % len(names)]}\t0\t+"
+            for i, p in enumerate(range(1_000, 290_000, 997))]  # fmt: skip
+    bed = path.with_suffix(".bed")
+    bed.write_text("\n".join(rows) + "\n")
+    build_dataset(path, TINY_FASTA, bed=bed)
+    return path
+
+
+def test_core_channels_are_present_and_frozen_during_the_main_training(tiny_dataset, tmp_path):
+    from sparling_genomics.config import dump_yaml
+    from sparling_genomics.rundir import create_run_directory
+    from sparling_genomics.train.checkpoint import load_checkpoint
+    from sparling_genomics.train.trainer import Trainer
+
+    overrides = [{"data": {"dataset": str(tiny_dataset)}}]
+    config = resolve_config("splicing", "tiny", overrides=overrides)
+    run = tmp_path / "run"
+    trainer = Trainer(config, run, progress=False)
+    create_run_directory(run, dump_yaml(config))
+    model = trainer.model
+    assert model.core.classes == ["acceptor", "donor"] and model.channels == 8 + 2
+    assert model.h.inp.weight.shape[1] == 10  # h reads the learned and the core channels
+    assert [round(layer.density, 6) for layer in model.core_sparse] == [
+        round(f, 6) for f in trainer.task.site_frequencies()
+    ]
+    before = {k: v.clone() for k, v in model.core.state_dict().items()}
+    trainer.train_core()
+    trained = {k: v.clone() for k, v in model.core.state_dict().items()}
+    assert any(not torch.equal(before[k], trained[k]) for k in before if k != "trained")
+    assert model.core.frozen and not any(p.requires_grad for p in model.core.parameters())
+    assert all(id(p) not in {id(q) for q in model.core.parameters()}
+               for group in trainer.optimizer.param_groups for p in group["params"])  # fmt: skip
+    trainer.run()
+    final = load_checkpoint(run / "checkpoints" / "final.pt")["model"]
+    for key, value in trained.items():
+        assert torch.equal(final[f"core.{key}"], value), key
+    log = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
+    core = [r for r in log if r["phase"] == "core"]
+    assert core and log[: len(core)] == core and "core_val_mean_topk" in core[-1]
+    assert core[-1]["core_samples"] == config.train.core_samples
+    assert all("samples" in r for r in log[len(core) :])
+    # The core channels fire in the main model, at about their own density.
+    out = model.eval()(trainer.task.train_batch(0, 4).x)
+    assert out["core_motifs"].shape == (4, 2, 1400) and out["motifs"].shape == (4, 8, 1400)
+
+
+def test_core_sites_false_is_the_model_without_a_core(tiny_dataset):
+    torch.manual_seed(0)
+    plain = _task(tiny_dataset, core_sites=False).build_model()
+    torch.manual_seed(0)
+    with_core = _task(tiny_dataset).build_model()
+    assert plain.core is None and plain.channels == 8
+    assert plain.h.inp.weight.shape[1] == 8
+    names = {k for k in with_core.state_dict() if not k.startswith("core")}
+    assert set(plain.state_dict()) == names
+    # g and the sparse layer are built first, from the same seed: the same weights.
+    for key, value in plain.g.state_dict().items():
+        assert torch.equal(value, with_core.g.state_dict()[key]), key
+    out = plain(_task(tiny_dataset).train_batch(0, 2).x)
+    assert set(out) == {"logits", "motifs"}
+
+
+def test_a_bed_task_gets_one_core_per_class(tmp_path):
+    dataset = _bed_dataset(tmp_path / "bed.h5", ["siteA", "siteB", "siteC"])
+    task = _task(dataset)
+    model = task.build_model()
+    assert model.core.classes == ["siteA", "siteB", "siteC"]
+    assert model.core.windows == [(10, 10)] * 3  # core_flank each side: no known window
+    assert len(model.core_sparse) == 3 and model.h.inp.weight.shape[1] == 8 + 3
+    task = _task(dataset, core_windows=["siteB:4:12"])
+    assert task.build_model().core.windows == [(10, 10), (4, 12), (10, 10)]
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("model.core_windows=[tss:5:5]", "names class 'tss', which"),
+        ("model.core_windows=[donor-5-5]", "must be CLASS:UPSTREAM:DOWNSTREAM"),
+    ],
+)
+def test_core_windows_that_do_not_fit_the_dataset_are_one_line_errors(
+    cli, tiny_dataset, tmp_path, setting, message
+):
+    run = tmp_path / "run"
+    result = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", tiny_dataset,
+                 "--out", run, "--no-progress", "--set", setting)  # fmt: skip
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert not run.exists()
+
+
+def test_a_run_saved_before_the_core_loads_as_it_was_trained():
+    from sparling_genomics.train.run_config import load_saved_config
+
+    from ..conftest import REPO
+
+    config = load_saved_config(REPO / "bench_runs" / "splicing_h32" / "sparling" / "config.yaml")
+    assert config.model.core_sites is False and config.model.sparse.compete_window == 0

@@ -216,6 +216,37 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     assert ma == mb
 
 
+def test_sigkill_in_the_core_phase_then_resume_equals_uninterrupted_run(tmp_path, tiny_dataset):
+    """A splicing run killed while its site core trains resumes in the core phase; its log
+    (core records included, none doubled) and final weights equal an uninterrupted run's."""
+    args = ["--task", "splicing", "--preset", "tiny", "--dataset", str(tiny_dataset),
+            "--no-progress", "--set", "train.core_samples=2400"]  # fmt: skip
+    whole = _cli([*args, "--out", str(tmp_path / "whole")])
+    assert whole.wait(timeout=300) == 0, whole.stderr.read()
+
+    killed = tmp_path / "killed"
+    proc = _cli([*args, "--out", str(killed)])
+    log = killed / "train_log.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= 5:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    last = load_checkpoint(killed / "checkpoints" / "last.pt")
+    assert last["trainer"]["phase"] == "core", "the kill missed the core phase"
+    resumed = _cli(["--resume", "--no-progress", "--out", str(killed)])
+    assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
+
+    records = read_log(killed)
+    assert records == read_log(tmp_path / "whole")
+    assert sum("core_val_mean_topk" in r for r in records) == 1
+    a = load_checkpoint(killed / "checkpoints" / "final.pt")["model"]
+    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
+    assert same_weights(a, b)
+
+
 def test_budget_end_mid_annealing_returns_last_accepted_weights(tmp_path):
     from sparling_genomics.train.trainer import Trainer, _snapshot
 
