@@ -207,6 +207,7 @@ def train(
 ) -> None:
     """Train a Sparling model; writes the run directory OUT."""
     from .errors import ConfigError
+    from .train.progress import summary_line
     from .train.run_config import resolve_config
     from .train.trainer import train as run_training
 
@@ -224,7 +225,7 @@ def train(
             overrides.append({"model": {"sparse_layer": False}})
         config = resolve_config(task, preset, files=list(config_files), overrides=overrides)
         metrics = run_training(config, out, progress=not no_progress)
-    click.echo(_summary_line(metrics))
+    click.echo(summary_line(metrics))
 
 
 @main.command()
@@ -440,19 +441,6 @@ def audio_check(directory) -> None:
 
     for line in audio_summary(load_audiomnist(directory)):
         click.echo(line)
-
-
-def _summary_line(metrics: dict) -> str:
-    e2e = metrics["e2e"]
-    parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]
-    if metrics.get("motif"):
-        m = metrics["motif"]
-        parts += [f"fne={m['fne']:.4f}", f"fpe={m['fpe']:.4f}", f"ce={m['ce']:.4f}"]
-    if metrics.get("density") is not None:
-        parts.append(f"density={metrics['density']:.3g}")
-    parts.append(f"samples={metrics['samples_seen']}")
-    parts.append(f"seconds={metrics['wall_seconds']:.0f}")
-    return " ".join(parts)
 
 
 if __name__ == "__main__":  # pragma: no cover

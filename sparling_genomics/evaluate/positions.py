@@ -33,7 +33,8 @@ import numpy as np
 from scipy import stats
 
 from ..config import bounded
-from ..genome.dataset import REGIONS, SiteDataset
+from ..genome.dataset import SiteDataset
+from ..genome.regions import REGIONS
 
 BEYOND = np.iinfo(np.int32).max  # distance code: no site of the class within max_distance
 

@@ -18,12 +18,12 @@ URL), so the file opens offline and can be mailed. Sections:
 * where a scan folder is given: its site counts and track files.
 
 The page is built with ``html.escape`` and f-strings: a template engine would be one more
-dependency for a single fixed page.
+dependency for a single fixed page. The families, seed-stability and positions sections are
+built in ``report_sections.py``; the pieces they share with this page in ``report_html.py``.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 from pathlib import Path
 
@@ -31,20 +31,12 @@ import numpy as np
 
 from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
-from ..rundir import (
-    FAMILIES_DIR,
-    MOTIFS_MEME,
-    MOTIFS_SUMMARY,
-    SCAN_SUMMARY,
-    metrics_path,
-    read_log,
-    read_run_json,
-)
+from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
-from .figures import annealing_curve, motif_error_vs_density, positional_metaplot
-from .formats import ExportedMotif, read_meme_motifs
-from .logos import logo_png
+from .figures import annealing_curve, motif_error_vs_density
+from .report_html import figure, fmt, logo_cell, meme_pwms
+from .report_sections import families_section, positions_section, stability_section
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
@@ -57,20 +49,6 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#777}.named{color:#0a6d2c;font-weight:600}.unnamed{color:#999}
 img.logo{height:70px}img.figure{max-width:100%}code{font-size:.95em}
 """
-
-
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
-def _fmt(value, digits: int = 4) -> str:
-    if value is None:
-        return "&ndash;"
-    if isinstance(value, float):
-        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
-            return f"{value:.2e}"
-        return f"{value:.{digits}f}"
-    return html.escape(str(value))
 
 
 def _metric_rows(metrics: dict) -> dict[str, object]:
@@ -102,7 +80,7 @@ def _fmt_metric(key: str, value) -> str:
         return f"{value:,.0f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
-    return _fmt(value)
+    return fmt(value)
 
 
 def _metrics_table(metrics: dict, baseline: dict | None) -> str:
@@ -117,41 +95,19 @@ def _metrics_table(metrics: dict, baseline: dict | None) -> str:
         if baseline:
             cells += (
                 f"<td class=num>{_fmt_metric(key, theirs.get(key))}</td>"
-                f"<td class=num>{_fmt(ratios.get(key), 3)}</td>"
+                f"<td class=num>{fmt(ratios.get(key), 3)}</td>"
             )
         body.append(f"<tr>{cells}</tr>")
     return f"<table>{head}{''.join(body)}</table>"
-
-
-def _logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray]) -> str:
-    """A motif's logo: ``logos/<id>.png`` if it is on disk, else redrawn from the PWM in
-    ``motifs.meme`` beside ``logos/`` (logos are not kept with saved runs: bench_runs/)."""
-    logo_path = safe_child(logos, m["id"], ".png")
-    if logo_path.is_file():
-        png = logo_path.read_bytes()
-    elif m["id"] in pwms:
-        name = (m.get("name") or "").replace(" ", "_")  # as export names the logo
-        motif = ExportedMotif(m["id"], pwms[m["id"]], int(m["nsites"]), name)
-        png = logo_png(motif)
-    else:
-        return "<span class=muted>no logo (neither logos/ nor motifs.meme has it)</span>"
-    return f'<img class=logo alt="logo of {html.escape(m["id"])}" src="{_data_uri(png)}">'
-
-
-def _meme_pwms(path: Path) -> dict[str, np.ndarray]:
-    """``{motif id: (width, 4) probabilities}`` of a MEME file; empty if it is missing."""
-    if not path.is_file():
-        return {}
-    return {key.split()[0]: probs for key, probs in read_meme_motifs(path).items()}
 
 
 def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
     rows = []
     pwms: dict[str, np.ndarray] = {}
     if any(not safe_child(logos, m["id"], ".png").is_file() for m in summary["motifs"]):
-        pwms = _meme_pwms(Path(logos).parent / (summary.get("files") or {}).get("meme", ""))
+        pwms = meme_pwms(Path(logos).parent / (summary.get("files") or {}).get("meme", ""))
     for m in summary["motifs"]:
-        logo = _logo_cell(m, logos, pwms)
+        logo = logo_cell(m, logos, pwms)
         best = m.get("best_match") or {}
         if m.get("name"):
             name = f"<span class=named>{html.escape(m['name'])}</span>"
@@ -167,11 +123,11 @@ def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
             "<tr>"
             f"<td><code>{html.escape(m['id'])}</code></td><td>{logo}</td>"
             f"<td><code>{html.escape(m['consensus'])}</code></td>"
-            f"<td class=num>{m['nsites']}</td><td class=num>{_fmt(m.get('bits'), 2)}</td>"
+            f"<td class=num>{m['nsites']}</td><td class=num>{fmt(m.get('bits'), 2)}</td>"
             f"<td>{name}</td>"
-            f"<td class=num>{_fmt(best.get('p_value'))}</td>"
-            f"<td class=num>{_fmt(best.get('e_value'))}</td>"
-            f"<td class=num>{_fmt(best.get('q_value'))}</td>"
+            f"<td class=num>{fmt(best.get('p_value'))}</td>"
+            f"<td class=num>{fmt(best.get('e_value'))}</td>"
+            f"<td class=num>{fmt(best.get('q_value'))}</td>"
             + (f"<td>{html.escape(true_motif) if true_motif else '&ndash;'}</td>" if truth else "")
             + "</tr>"
         )
@@ -182,157 +138,6 @@ def _motif_table(summary: dict, logos: Path, truth: dict[str, str]) -> str:
         + "</tr>"
     )
     return f"<table>{head}{''.join(rows)}</table>"
-
-
-def positions_section(motifs: list[dict], heading: str = "Where the motifs sit") -> str:
-    """Per entry of ``motifs`` (``motifs.json`` entries: channels, or families, anything with
-    ``id``, ``consensus`` and a ``positions`` block) its one-line summary and metaplot; a KL
-    table where entries were compared with the annotated site PWMs."""
-    placed = [m for m in motifs if m.get("positions")]
-    if not placed:
-        return ""
-    first = placed[0]["positions"]
-    parts = [
-        f"<h2>{html.escape(heading)}</h2>",
-        f"<p>Signed distance (transcript orientation, negative = upstream) of each motif's "
-        f"sites to the nearest labelled site of each class, within &plusmn;"
-        f"{first['max_distance']} nt, against a matched null ({html.escape(first['null'])}); "
-        f"{html.escape(first['test'])}.</p>",
-    ]
-    if not first["regions"].get("available"):
-        parts.append("<p class=muted>Exon / intron / intergenic share: unavailable (the "
-                     "dataset records no regions: a BED source, or built before they were "
-                     "recorded; rebuild it with <code>sparling-genomics dataset</code>).</p>")
-    for m in placed:
-        block = m["positions"]
-        png = positional_metaplot(block, f"{m['id']} ({block['n_sites']} sites)")
-        parts += [
-            f"<h3><code>{html.escape(m['id'])}</code> <code>{html.escape(m['consensus'])}"
-            f"</code></h3><p>{html.escape(block['summary'])}</p>",
-            _figure(png, f"metaplot of {m['id']}", "No site classes."),
-        ]
-    with_kl = [m for m in motifs if m.get("kl_to_annotated")]
-    if with_kl:
-        kinds = list(with_kl[0]["kl_to_annotated"])
-        head = "<tr><th>motif</th>" + "".join(
-            f"<th>KL to annotated {html.escape(k)} (bits/column)</th>" for k in kinds) + "</tr>"
-        rows = "".join(
-            f"<tr><td><code>{html.escape(m['id'])}</code></td>"
-            + "".join(f"<td class=num>{_fmt(m['kl_to_annotated'][k]['bits_per_column'], 3)}</td>"
-                      for k in kinds)
-            + "</tr>"
-            for m in with_kl
-        )  # fmt: skip
-        parts.append("<p>Each motif against the annotated site PWMs of the training block "
-                     "(mean KL per column at the best alignment):</p>"
-                     f"<table>{head}{rows}</table>")  # fmt: skip
-    return "\n".join(parts)
-
-
-def families_section(summary: dict, motifs_dir: Path) -> list[str]:
-    """The report's families section (before the per-channel motifs): per family its
-    representative's logo, consensus, merged sites, members and name; how they were linked."""
-    block = summary.get("families")
-    if not block or not block.get("families"):
-        return []
-    folder = Path(motifs_dir) / FAMILIES_DIR
-    logos = folder / "logos"
-    pwms: dict[str, np.ndarray] = {}
-    if any(not safe_child(logos, f["id"], ".png").is_file() for f in block["families"]):
-        pwms = _meme_pwms(folder / MOTIFS_MEME)
-    settings = block.get("settings") or {}
-    copies = block.get("near_copies") or {}
-    rows = []
-    for f in block["families"]:
-        members = ", ".join(
-            f"<code>{html.escape(m['id'])}</code>{' (&minus;)' if m['strand'] == '-' else ''}"
-            f" {m['nsites']:,}"
-            for m in f["members"]
-        )
-        best = f.get("best_match") or {}
-        if f.get("name"):
-            name = f"<span class=named>{html.escape(f['name'])}</span>"
-        elif best:
-            name = (f"<span class=unnamed>unnamed (nearest {html.escape(best['target_id'])} "
-                    f"{html.escape(best['target_name'])}, q {_fmt(best.get('q_value'))})</span>")
-        else:
-            name = "<span class=unnamed>unnamed</span>"
-        rows.append(
-            f"<tr><td><code>{html.escape(f['id'])}</code></td>"
-            f"<td>{_logo_cell(f, logos, pwms)}</td>"
-            f"<td><code>{html.escape(f['consensus'])}</code></td>"
-            f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
-            f"<td>{members}</td><td>{name}</td></tr>"
-        )  # fmt: skip
-    exported = len(summary.get("motifs") or [])
-    return [
-        "<h2>Motif families</h2>",
-        f"<p>{block['count']} families among {exported} exported motifs. Two motifs are linked "
-        f"when Tomtom matches them (both strands, any offset) at q &lt; "
-        f"{settings.get('tomtom_q')} over at least {_percent(settings.get('min_overlap'))} "
-        f"of the shorter one, or when at least {_percent(settings.get('site_overlap'))} of the "
-        f"smaller channel's sites lie within &plusmn;{settings.get('site_window')} nt of the "
-        f"other's; a family is a group in which more than {_percent(settings.get('linkage'))} "
-        "of the pairs are linked (average linkage). Its logo is the site-weighted merge of "
-        "its aligned members; its sites are theirs, de-duplicated. Near-copies (PWM columns "
-        f"correlated &ge; {_fmt(settings.get('near_copy_similarity'), 2)} at some offset and "
-        "strand, or shared sites): "
-        f"{len(copies.get('redundant') or [])} of {exported} channels "
-        f"({_fmt(copies.get('fraction'), 3)}).</p>",
-        "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
-        "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
-        f"</tr>{''.join(rows)}</table>",
-    ]
-
-
-def _percent(value) -> str:
-    return "&ndash;" if value is None else f"{100 * value:.0f}%"
-
-
-def stability_section(stability: dict, seed=None) -> list[str]:
-    """The seed-stability section: per seed, how many of its families recur in every other
-    seed; this seed's families with their matches."""
-    per_seed = "".join(
-        f"<tr><td>{html.escape(str(s['seed']))}</td><td class=num>{s['families']}</td>"
-        f"<td class=num>{s['recurring']}</td>"
-        f"<td class=num>{_fmt(s['fraction_reproduced'], 3)}</td></tr>"
-        for s in stability["seeds"]
-    )
-    mine = [r for r in stability["table"] if r["seed"] == f"seed{seed}"] or stability["table"]
-    others = [str(s["seed"]) for s in stability["seeds"]]
-    rows = []
-    for r in mine:
-        cells = []
-        for label in others:
-            if label == r["seed"]:
-                continue
-            m = r["matches"].get(label)
-            cells.append(f"<td>{html.escape(m['family'])} (q {_fmt(m['q_value'])})</td>"
-                         if m else "<td class=muted>none</td>")  # fmt: skip
-        rows.append(
-            f"<tr><td>{html.escape(str(r['seed']))}</td><td><code>{html.escape(r['family'])}"
-            f"</code></td><td><code>{html.escape(r['consensus'])}</code></td>"
-            + "".join(cells)
-            + f"<td>{'yes' if r['in_every_seed'] else 'no'}</td></tr>"
-        )
-    width = len(others) - 1
-    return [
-        "<h2>Seed stability</h2>",
-        f"<p>Families matched across the seeds of this setting by Tomtom at q &lt; "
-        f"{_fmt(stability['q_threshold'])}: {_fmt(stability['fraction_reproduced'], 3)} of all"
-        " families recur in every seed.</p>",
-        "<table><tr><th>seed</th><th>families</th><th>in every seed</th><th>fraction</th></tr>"
-        f"{per_seed}</table>",
-        f"<table><tr><th>seed</th><th>family</th><th>consensus</th>"
-        f"<th colspan={width}>match in the other seeds</th><th>in every seed</th></tr>"
-        f"{''.join(rows)}</table>",
-    ]
-
-
-def _figure(png: bytes | None, alt: str, missing: str) -> str:
-    if png is None:
-        return f"<p class=muted>{html.escape(missing)}</p>"
-    return f'<p><img class=figure alt="{html.escape(alt)}" src="{_data_uri(png)}"></p>'
 
 
 def build_report(
@@ -379,15 +184,15 @@ def build_report(
         parts.append(
             f"<p>Annealing: {ann.get('steps')} density steps, "
             f"{'complete' if ann.get('complete') else 'not complete (budget ran out)'}; "
-            f"final bar {_fmt(ann.get('final_bar'), 3)}.</p>"
+            f"final bar {fmt(ann.get('final_bar'), 3)}.</p>"
         )
     parts += [
         "<h2>Training</h2>",
-        _figure(annealing_curve(records, metric), "annealing curve", "No evaluations logged."),
+        figure(annealing_curve(records, metric), "annealing curve", "No evaluations logged."),
     ]
     if metrics.get("motif") or any(r.get("val_fne") is not None for r in records):
         parts.append(
-            _figure(
+            figure(
                 motif_error_vs_density(records),
                 "motif errors against density",
                 "This run did not log motif errors during training.",
@@ -435,7 +240,7 @@ def build_report(
             f"{', '.join(str(c) for c in summary['silent_channels']) or 'none'}.</p>",
             f"<p>Shuffled control: {control.get('false_matches', 0)} of "
             f"{control.get('motifs', 0)} column-shuffled motifs would have been named "
-            f"(false-match rate {_fmt(control.get('false_match_rate'), 3)}).</p>",
+            f"(false-match rate {fmt(control.get('false_match_rate'), 3)}).</p>",
             _motif_table(summary, motifs_dir / "logos", truth),
             positions_section(summary["motifs"]),
         ]
@@ -444,7 +249,7 @@ def build_report(
             "<h2>Genome scan</h2>",
             f"<p>{scan['sites']:,} sites over {scan['sequences']} sequences "
             f"({scan['bases']:,} bases, both strands) of <code>{html.escape(scan['fasta'])}"
-            f"</code> in {_fmt(scan['scan_seconds'], 1)} s; files: "
+            f"</code> in {fmt(scan['scan_seconds'], 1)} s; files: "
             + ", ".join(f"<code>{html.escape(f)}</code>" for f in scan["files"])
             + ".</p>",
         ]

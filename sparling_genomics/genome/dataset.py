@@ -42,14 +42,13 @@ from ..io import atomic_path
 from .annotation import read_annotation
 from .chromosomes import SequenceNames, sequence_names
 from .fasta import Genome
+from .intervals import LabelTrack, merge_intervals
 from .labels import DEFAULT_KINDS, SITE_KINDS, count_non_canonical, read_bed, transcript_sites
+from .regions import region_tracks
 from .sequence import one_hot, reverse_complement_codes
 
 FORMAT_VERSION = 1
 SPLITS = ("train", "val", "test")
-#: Codes of the optional ``region`` array: exons and introns of the selected transcripts of
-#: the window's strand (a base exonic in one transcript and intronic in another is exonic).
-REGIONS = ("intergenic", "exon", "intron")
 
 
 @dataclass
@@ -78,28 +77,6 @@ class DatasetSpec:
             raise InputError("val_fraction + test_fraction must lie in [0, 1)")
 
 
-class LabelTrack:
-    """Labelled intervals of one (sequence, strand), kept sparse: memory grows with the
-    number of labels, not with the sequence length (a human chromosome is 250 Mb)."""
-
-    def __init__(self, intervals: list[tuple[int, int, int]]) -> None:
-        rows = sorted(intervals)
-        self.starts = np.array([r[0] for r in rows], dtype=np.int64)
-        self.ends = np.array([r[1] for r in rows], dtype=np.int64)
-        self.classes = np.array([r[2] for r in rows], dtype=np.int8)
-        self.longest = int((self.ends - self.starts).max()) if rows else 0
-
-    def fill(self, y: np.ndarray, start: int, end: int) -> None:
-        """Write the labels inside [start, end) into ``y`` (``y[0]`` is ``start``); later
-        intervals overwrite earlier ones where they overlap."""
-        lo = np.searchsorted(self.starts, start - self.longest, side="left")
-        hi = np.searchsorted(self.starts, end, side="left")
-        for s, e, c in zip(self.starts[lo:hi], self.ends[lo:hi], self.classes[lo:hi]):
-            a, b = max(int(s), start), min(int(e), end)
-            if a < b:
-                y[a - start : b - start] = c
-
-
 @dataclass
 class _Plan:
     """Windows to cut, label tracks to cut them from, and block boundaries."""
@@ -111,43 +88,6 @@ class _Plan:
     summary: dict
     # (seqid, strand) -> exon (1) and intron (2) intervals; None: no annotation (BED source)
     regions: dict[tuple[str, int], LabelTrack] | None = None
-
-
-def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(intervals):
-        if out and s < out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
-
-
-def region_tracks(selected) -> dict[tuple[str, int], LabelTrack]:
-    """Per (seqid, strand): merged exons (code 1) and the rest of the transcripts' spans
-    (introns, code 2), as non-overlapping intervals."""
-    spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
-    exons: dict[tuple[str, int], list[tuple[int, int]]] = {}
-    for t in selected:
-        key = (t.seqid, 1 if t.strand == "+" else -1)
-        spans.setdefault(key, []).append((t.start, t.end))
-        exons.setdefault(key, []).extend(t.exons)
-    out = {}
-    for key, span_list in spans.items():
-        merged_exons = _merge(exons.get(key, []))
-        rows = [(s, e, 1) for s, e in merged_exons]
-        for s, e in _merge(span_list):
-            cursor = s
-            for es, ee in merged_exons:
-                if ee <= cursor or es >= e:
-                    continue
-                if es > cursor:
-                    rows.append((cursor, es, 2))
-                cursor = max(cursor, ee)
-            if cursor < e:
-                rows.append((cursor, e, 2))
-        out[key] = LabelTrack(rows)
-    return out
 
 
 def block_boundaries(
@@ -209,11 +149,11 @@ def plan_from_annotation(
     for seqid in sorted({k[0] for k in spans}):
         both = spans.get((seqid, 1), []) + spans.get((seqid, -1), [])
         bounds = block_boundaries(
-            genome.lengths[seqid], _merge(both), spec.val_fraction, spec.test_fraction
+            genome.lengths[seqid], merge_intervals(both), spec.val_fraction, spec.test_fraction
         )
         boundaries[seqid] = bounds
         for strand in (1, -1):
-            for cluster in _merge(spans.get((seqid, strand), [])):
+            for cluster in merge_intervals(spans.get((seqid, strand), [])):
                 split = _block(cluster[0], bounds)
                 for start in _tiles(cluster, spec.window):
                     windows.append((seqid, strand, start, split, cluster[1]))
@@ -253,7 +193,7 @@ def plan_from_bed(
         recs = by_seq[seqid]
         bounds = block_boundaries(
             length,
-            _merge([(r.start, r.end) for r in recs]),
+            merge_intervals([(r.start, r.end) for r in recs]),
             spec.val_fraction,
             spec.test_fraction,
         )
@@ -472,8 +412,8 @@ class SiteDataset:
         return self._rows("y", indices)
 
     def regions(self, indices: np.ndarray) -> np.ndarray | None:
-        """``region`` codes (``REGIONS``; -1 not labelled) of windows ``indices``; None for a
-        dataset without them (a BED source, or built before they were recorded)."""
+        """``region`` codes (``regions.REGIONS``; -1 not labelled) of windows ``indices``; None
+        for a dataset without them (a BED source, or built before they were recorded)."""
         return self._rows("region", indices) if self.has_regions else None
 
     def windows(self, indices: np.ndarray) -> dict[str, np.ndarray]:

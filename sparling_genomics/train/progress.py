@@ -5,6 +5,7 @@ one ever-growing line of carriage returns that says nothing until the job ends. 
 trainer writes a plain line instead, every ``interval`` seconds: samples, phase, density, the
 last validation metric, loss, elapsed time, and an upper bound on the time left (the smaller
 of the time budget and the sample budget at the current rate; the schedule may end sooner).
+When the run ends, :func:`summary_line` is the one line the ``train`` verb prints.
 """
 
 from __future__ import annotations
@@ -112,6 +113,21 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def summary_line(metrics: dict) -> str:
+    """The one line the ``train`` verb prints when a run ends: its test metrics (and motif
+    errors, density), samples seen and seconds, from the run's metrics."""
+    e2e = metrics["e2e"]
+    parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]
+    if metrics.get("motif"):
+        m = metrics["motif"]
+        parts += [f"fne={m['fne']:.4f}", f"fpe={m['fpe']:.4f}", f"ce={m['ce']:.4f}"]
+    if metrics.get("density") is not None:
+        parts.append(f"density={metrics['density']:.3g}")
+    parts.append(f"samples={metrics['samples_seen']}")
+    parts.append(f"seconds={metrics['wall_seconds']:.0f}")
+    return " ".join(parts)
 
 
 def _is_terminal(stream: TextIO) -> bool:

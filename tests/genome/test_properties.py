@@ -16,11 +16,11 @@ from sparling_genomics.genome.dataset import (
     DatasetSpec,
     SiteDataset,
     _block,
-    _merge,
     _tiles,
     block_boundaries,
     build_dataset,
 )
+from sparling_genomics.genome.intervals import merge_intervals
 from sparling_genomics.genome.sequence import N_CODE, decode, encode, one_hot
 
 _COMPLEMENT = np.array([3, 2, 1, 0, N_CODE])
@@ -117,8 +117,9 @@ intervals = st.lists(
 
 @given(intervals)
 def test_merge_gives_sorted_disjoint_intervals_covering_the_same_bases(rows):
-    """_merge: sorted, non-overlapping (touching allowed) intervals whose union is the input's."""
-    merged = _merge(rows)
+    """merge_intervals: sorted, non-overlapping (touching allowed) intervals whose union is the
+    input's."""
+    merged = merge_intervals(rows)
     assert all(s < e for s, e in merged)
     assert all(e0 <= s1 for (_, e0), (s1, _) in zip(merged, merged[1:]))
     before, after = np.zeros(2500, bool), np.zeros(2500, bool)
@@ -139,7 +140,7 @@ def test_block_boundaries_never_cut_a_cluster(length, rows, val, test):
     """Boundaries [val_start, test_start]: ordered, inside [0, length], never strictly inside a
     (merged) cluster, and moved from round(length * fraction) only when that cut a cluster,
     then to the cluster's nearer end."""
-    clusters = [(s, min(e, length)) for s, e in _merge(rows) if s < length]
+    clusters = [(s, min(e, length)) for s, e in merge_intervals(rows) if s < length]
     bounds = block_boundaries(length, clusters, val, test)
     assert len(bounds) == 2 and 0 <= bounds[0] <= bounds[1] <= length
     for b in bounds:

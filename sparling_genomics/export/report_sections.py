@@ -1,0 +1,160 @@
+"""Sections of the run report: motif families, seed stability, and where motifs (or families)
+sit relative to the labelled sites. Each returns HTML text (or parts of it) for
+:func:`~sparling_genomics.export.report.build_report`."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+
+from ..io import safe_child
+from ..rundir import FAMILIES_DIR, MOTIFS_MEME
+from .figures import positional_metaplot
+from .report_html import figure, fmt, logo_cell, meme_pwms
+
+
+def positions_section(motifs: list[dict], heading: str = "Where the motifs sit") -> str:
+    """Per entry of ``motifs`` (``motifs.json`` entries: channels, or families, anything with
+    ``id``, ``consensus`` and a ``positions`` block) its one-line summary and metaplot; a KL
+    table where entries were compared with the annotated site PWMs."""
+    placed = [m for m in motifs if m.get("positions")]
+    if not placed:
+        return ""
+    first = placed[0]["positions"]
+    parts = [
+        f"<h2>{html.escape(heading)}</h2>",
+        f"<p>Signed distance (transcript orientation, negative = upstream) of each motif's "
+        f"sites to the nearest labelled site of each class, within &plusmn;"
+        f"{first['max_distance']} nt, against a matched null ({html.escape(first['null'])}); "
+        f"{html.escape(first['test'])}.</p>",
+    ]
+    if not first["regions"].get("available"):
+        parts.append("<p class=muted>Exon / intron / intergenic share: unavailable (the "
+                     "dataset records no regions: a BED source, or built before they were "
+                     "recorded; rebuild it with <code>sparling-genomics dataset</code>).</p>")
+    for m in placed:
+        block = m["positions"]
+        png = positional_metaplot(block, f"{m['id']} ({block['n_sites']} sites)")
+        parts += [
+            f"<h3><code>{html.escape(m['id'])}</code> <code>{html.escape(m['consensus'])}"
+            f"</code></h3><p>{html.escape(block['summary'])}</p>",
+            figure(png, f"metaplot of {m['id']}", "No site classes."),
+        ]
+    with_kl = [m for m in motifs if m.get("kl_to_annotated")]
+    if with_kl:
+        kinds = list(with_kl[0]["kl_to_annotated"])
+        head = "<tr><th>motif</th>" + "".join(
+            f"<th>KL to annotated {html.escape(k)} (bits/column)</th>" for k in kinds) + "</tr>"
+        rows = "".join(
+            f"<tr><td><code>{html.escape(m['id'])}</code></td>"
+            + "".join(f"<td class=num>{fmt(m['kl_to_annotated'][k]['bits_per_column'], 3)}</td>"
+                      for k in kinds)
+            + "</tr>"
+            for m in with_kl
+        )  # fmt: skip
+        parts.append("<p>Each motif against the annotated site PWMs of the training block "
+                     "(mean KL per column at the best alignment):</p>"
+                     f"<table>{head}{rows}</table>")  # fmt: skip
+    return "\n".join(parts)
+
+
+def families_section(summary: dict, motifs_dir: Path) -> list[str]:
+    """The report's families section (before the per-channel motifs): per family its
+    representative's logo, consensus, merged sites, members and name; how they were linked."""
+    block = summary.get("families")
+    if not block or not block.get("families"):
+        return []
+    folder = Path(motifs_dir) / FAMILIES_DIR
+    logos = folder / "logos"
+    pwms: dict[str, np.ndarray] = {}
+    if any(not safe_child(logos, f["id"], ".png").is_file() for f in block["families"]):
+        pwms = meme_pwms(folder / MOTIFS_MEME)
+    settings = block.get("settings") or {}
+    copies = block.get("near_copies") or {}
+    rows = []
+    for f in block["families"]:
+        members = ", ".join(
+            f"<code>{html.escape(m['id'])}</code>{' (&minus;)' if m['strand'] == '-' else ''}"
+            f" {m['nsites']:,}"
+            for m in f["members"]
+        )
+        best = f.get("best_match") or {}
+        if f.get("name"):
+            name = f"<span class=named>{html.escape(f['name'])}</span>"
+        elif best:
+            name = (f"<span class=unnamed>unnamed (nearest {html.escape(best['target_id'])} "
+                    f"{html.escape(best['target_name'])}, q {fmt(best.get('q_value'))})</span>")
+        else:
+            name = "<span class=unnamed>unnamed</span>"
+        rows.append(
+            f"<tr><td><code>{html.escape(f['id'])}</code></td>"
+            f"<td>{logo_cell(f, logos, pwms)}</td>"
+            f"<td><code>{html.escape(f['consensus'])}</code></td>"
+            f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
+            f"<td>{members}</td><td>{name}</td></tr>"
+        )  # fmt: skip
+    exported = len(summary.get("motifs") or [])
+    return [
+        "<h2>Motif families</h2>",
+        f"<p>{block['count']} families among {exported} exported motifs. Two motifs are linked "
+        f"when Tomtom matches them (both strands, any offset) at q &lt; "
+        f"{settings.get('tomtom_q')} over at least {_percent(settings.get('min_overlap'))} "
+        f"of the shorter one, or when at least {_percent(settings.get('site_overlap'))} of the "
+        f"smaller channel's sites lie within &plusmn;{settings.get('site_window')} nt of the "
+        f"other's; a family is a group in which more than {_percent(settings.get('linkage'))} "
+        "of the pairs are linked (average linkage). Its logo is the site-weighted merge of "
+        "its aligned members; its sites are theirs, de-duplicated. Near-copies (PWM columns "
+        f"correlated &ge; {fmt(settings.get('near_copy_similarity'), 2)} at some offset and "
+        "strand, or shared sites): "
+        f"{len(copies.get('redundant') or [])} of {exported} channels "
+        f"({fmt(copies.get('fraction'), 3)}).</p>",
+        "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
+        "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
+        f"</tr>{''.join(rows)}</table>",
+    ]
+
+
+def _percent(value) -> str:
+    return "&ndash;" if value is None else f"{100 * value:.0f}%"
+
+
+def stability_section(stability: dict, seed=None) -> list[str]:
+    """The seed-stability section: per seed, how many of its families recur in every other
+    seed; this seed's families with their matches."""
+    per_seed = "".join(
+        f"<tr><td>{html.escape(str(s['seed']))}</td><td class=num>{s['families']}</td>"
+        f"<td class=num>{s['recurring']}</td>"
+        f"<td class=num>{fmt(s['fraction_reproduced'], 3)}</td></tr>"
+        for s in stability["seeds"]
+    )
+    mine = [r for r in stability["table"] if r["seed"] == f"seed{seed}"] or stability["table"]
+    others = [str(s["seed"]) for s in stability["seeds"]]
+    rows = []
+    for r in mine:
+        cells = []
+        for label in others:
+            if label == r["seed"]:
+                continue
+            m = r["matches"].get(label)
+            cells.append(f"<td>{html.escape(m['family'])} (q {fmt(m['q_value'])})</td>"
+                         if m else "<td class=muted>none</td>")  # fmt: skip
+        rows.append(
+            f"<tr><td>{html.escape(str(r['seed']))}</td><td><code>{html.escape(r['family'])}"
+            f"</code></td><td><code>{html.escape(r['consensus'])}</code></td>"
+            + "".join(cells)
+            + f"<td>{'yes' if r['in_every_seed'] else 'no'}</td></tr>"
+        )
+    width = len(others) - 1
+    return [
+        "<h2>Seed stability</h2>",
+        f"<p>Families matched across the seeds of this setting by Tomtom at q &lt; "
+        f"{fmt(stability['q_threshold'])}: {fmt(stability['fraction_reproduced'], 3)} of all"
+        " families recur in every seed.</p>",
+        "<table><tr><th>seed</th><th>families</th><th>in every seed</th><th>fraction</th></tr>"
+        f"{per_seed}</table>",
+        f"<table><tr><th>seed</th><th>family</th><th>consensus</th>"
+        f"<th colspan={width}>match in the other seeds</th><th>in every seed</th></tr>"
+        f"{''.join(rows)}</table>",
+    ]
