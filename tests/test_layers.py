@@ -207,3 +207,10 @@ def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path):
     source.write_text("def f():\n    from ..train.trainer import train\n")
     modules = {f"{PACKAGE}.evaluate.mod": source, f"{PACKAGE}.train.trainer": source}
     assert imports_of(f"{PACKAGE}.evaluate.mod", source, modules) == {f"{PACKAGE}.train.trainer"}
+
+
+def test_no_module_is_over_450_lines():
+    """One concept per module: a module that grows past 450 lines holds more than one."""
+    long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 450}  # fmt: skip
+    assert not long, f"modules over 450 lines: {long}"
