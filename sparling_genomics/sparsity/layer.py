@@ -83,19 +83,24 @@ def upper_quantile(values: torch.Tensor, hits: int) -> torch.Tensor:
     return torch.kthvalue(values, n - hits, dim=1).values
 
 
+def local_max(x: torch.Tensor, window: int, what: str) -> torch.Tensor:
+    """Each channel's maximum within +-``window`` positions (per spatial dim) of 1-D
+    ``(N, C, L)`` or 2-D ``(N, C, H, W)`` input."""
+    size = 2 * window + 1
+    if x.dim() == 3:
+        return F.max_pool1d(x, size, stride=1, padding=window)
+    if x.dim() == 4:
+        return F.max_pool2d(x, size, stride=1, padding=window)
+    raise ValueError(f"{what} needs 1-D or 2-D input")
+
+
 def competition_winners(values: torch.Tensor, window: int) -> torch.Tensor:
     """Per position of ``values`` (N, C, ...) (1-D or 2-D spatial; -inf: not competing):
     True where the channel's value beats every other channel's values within ±``window``
     (per spatial dim), strictly for lower channels and or equal for higher ones (ties go to
     the lower channel)."""
     margin = values
-    size = 2 * window + 1
-    if margin.dim() == 3:
-        local = F.max_pool1d(margin, size, stride=1, padding=window)
-    elif margin.dim() == 4:
-        local = F.max_pool2d(margin, size, stride=1, padding=window)
-    else:
-        raise ValueError("channel competition needs 1-D or 2-D input")
+    local = local_max(margin, window, "channel competition")
     ninf = torch.full_like(local[:, :1], float("-inf"))
     # Best of the lower channels (c' < c) and of the higher ones (c' > c) at each position.
     below = torch.cat([ninf, torch.cummax(local, dim=1).values[:, :-1]], dim=1)
@@ -245,13 +250,7 @@ class SpatialSparsity(nn.Module):
         r = self.peak_window
         if r == 0 or self.density > self.peak_below:
             return z
-        size = 2 * r + 1
-        if z.dim() == 3:
-            local = F.max_pool1d(z, size, stride=1, padding=r)
-        elif z.dim() == 4:
-            local = F.max_pool2d(z, size, stride=1, padding=r)
-        else:
-            raise ValueError("peak_window needs 1-D or 2-D input")
+        local = local_max(z, r, "peak_window")
         return torch.where(z >= local, z, torch.full_like(z, float("-inf")))
 
     def competing(self) -> bool:

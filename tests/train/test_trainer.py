@@ -160,6 +160,19 @@ def _cli(args, **popen):
     )
 
 
+def _kill_after_log_lines(args, out, lines: int, poll: float):
+    """Start a training run into ``out`` and SIGKILL it once its log has ``lines`` records."""
+    proc = _cli([*args, "--out", str(out)])
+    log = out / "train_log.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= lines:
+            break
+        time.sleep(poll)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     """Kill a run with SIGKILL after its first checkpoints; the resumed run's log and final
     weights equal those of a run that was never interrupted."""
@@ -191,15 +204,7 @@ def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path):
     assert whole.wait(timeout=300) == 0, whole.stderr.read()
 
     killed = tmp_path / "killed"
-    proc = _cli([*args, "--out", str(killed)])
-    log = killed / "train_log.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if log.exists() and len(log.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    _kill_after_log_lines(args, killed, 3, poll=0.05)
     assert not (killed / "metrics.json").exists(), "run finished before it could be killed"
     resumed = _cli(["--resume", "--no-progress", "--out", str(killed)])
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
@@ -225,15 +230,7 @@ def test_sigkill_in_the_core_phase_then_resume_equals_uninterrupted_run(tmp_path
     assert whole.wait(timeout=300) == 0, whole.stderr.read()
 
     killed = tmp_path / "killed"
-    proc = _cli([*args, "--out", str(killed)])
-    log = killed / "train_log.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if log.exists() and len(log.read_text().splitlines()) >= 5:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    _kill_after_log_lines(args, killed, 5, poll=0.02)
     last = load_checkpoint(killed / "checkpoints" / "last.pt")
     assert last["trainer"]["phase"] == "core", "the kill missed the core phase"
     resumed = _cli(["--resume", "--no-progress", "--out", str(killed)])
