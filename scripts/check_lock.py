@@ -110,13 +110,45 @@ def read_freeze(text: str) -> dict[str, str]:
     return out
 
 
-def check_freeze(lock_text: str, freeze_text: str) -> list[str]:
+def torch_build_packages(pins: dict[str, str], requires=None) -> set[str]:
+    """torch and what the installed torch build needs beyond the lock, transitively: a CUDA
+    build of the pinned release brings nvidia-* wheels that the lock (resolved against the
+    CPU build) does not name; they belong to that torch, not to the project.
+
+    ``requires(name)`` gives a distribution's requirement strings (default: the running
+    interpreter's ``importlib.metadata.requires``; None where it is not installed)."""
+    from packaging.requirements import Requirement
+
+    if requires is None:
+        from importlib import metadata
+
+        def requires(name):
+            try:
+                return metadata.requires(name) or []
+            except metadata.PackageNotFoundError:
+                return None
+
+    found, todo = {"torch"}, ["torch"]
+    while todo:
+        for text in requires(todo.pop()) or []:
+            req = Requirement(text)
+            name = normalise(req.name)
+            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+                continue
+            if name not in found and name not in pins and requires(name) is not None:
+                found.add(name)
+                todo.append(name)
+    return found
+
+
+def check_freeze(lock_text: str, freeze_text: str, requires=None) -> list[str]:
     """Problems between an installed environment (pip freeze --all) and the lock."""
     pins, _, torch = read_lock(lock_text)
     installed = read_freeze(freeze_text)
+    build = torch_build_packages(pins, requires)
     problems = []
     for name in sorted(set(pins) | set(installed)):
-        if name == "torch":
+        if name in build:
             continue
         if name not in installed:
             problems.append(f"{name}=={pins[name]} is locked but not installed")
@@ -155,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.extras_in:
         text = sys.stdin.read() if args.extras_in == "-" else Path(args.extras_in).read_text()
         pins = read_lock(lock_text)[0]
-        print("\n".join(n for n in read_freeze(text) if n not in pins and n != "torch"))
+        build = torch_build_packages(pins)
+        print("\n".join(n for n in read_freeze(text) if n not in pins and n not in build))
         return 0
     if args.freeze:
         text = sys.stdin.read() if args.freeze == "-" else Path(args.freeze).read_text()

@@ -78,3 +78,25 @@ def test_conda_env_pins_are_the_lock_s():
     assert written.startswith(env)
     assert "      - torch==2.13.0\n" in written and "      - scipy==1.17.1\n" in written
     assert check_lock.conda_env(LOCK, written) == written  # rewriting is stable
+
+
+def test_a_cuda_torch_s_own_packages_are_not_flagged():
+    """A GPU user's CUDA build of the pinned torch brings nvidia-* wheels the lock (resolved
+    against the CPU build) does not name: they belong to torch, and the set-up keeps them."""
+    metadata = {
+        "torch": ["filelock", "nvidia-cublas-cu12==12.6; platform_system == 'Linux'",
+                  "opt-einsum; extra == 'opt-einsum'"],
+        "nvidia-cublas-cu12": ["nvidia-cuda-nvrtc-cu12"],
+        "nvidia-cuda-nvrtc-cu12": [],
+        "filelock": [],
+    }  # fmt: skip
+    requires = metadata.get
+    freeze = ("numpy==2.4.6\nscipy==1.17.1\nfilelock==4.3.1\ntorch==2.13.0+cu126\n"
+              "nvidia-cublas-cu12==12.6.4.1\nnvidia-cuda-nvrtc-cu12==12.6.77\n")  # fmt: skip
+    assert check_lock.check_freeze(LOCK, freeze, requires) == []
+    pins = check_lock.read_lock(LOCK)[0]
+    assert check_lock.torch_build_packages(pins, requires) == {
+        "torch", "nvidia-cublas-cu12", "nvidia-cuda-nvrtc-cu12"}
+    extra = freeze + "requests==2.0\n"
+    assert check_lock.check_freeze(LOCK, extra, requires) == [
+        "requests==2.0 is installed but not in the lock"]
