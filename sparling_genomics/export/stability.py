@@ -10,7 +10,6 @@ seed's families that recur (per seed, and over all seeds' families together).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,14 @@ import yaml
 
 from ..errors import InputError
 from ..io import write_json_atomic
-from ..rundir import FAMILIES_DIR, MOTIFS_MEME, MOTIFS_SUMMARY, config_path, motifs_dir
+from ..rundir import (
+    FAMILIES_DIR,
+    MOTIFS_MEME,
+    MOTIFS_SUMMARY,
+    config_path,
+    motifs_dir,
+    read_run_json,
+)
 from .families import tomtom_between
 from .formats import ExportedMotif, read_meme_motifs
 
@@ -33,10 +39,7 @@ def read_run_families(run: Path) -> tuple[int | None, list[ExportedMotif]]:
     if not summary_path.is_file():
         raise InputError(f"{run}: no motifs/{MOTIFS_SUMMARY} (run `sparling-genomics export` "
                          "first)")  # fmt: skip
-    try:
-        summary = json.loads(summary_path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{summary_path}: not valid JSON ({exc.msg})") from None
+    summary = read_run_json(summary_path, "written by `sparling-genomics export`")
     block = summary.get("families")
     if not isinstance(block, dict) or "families" not in block:
         raise InputError(f"{summary_path}: no 'families' block (exported before motif "
