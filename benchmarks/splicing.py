@@ -41,6 +41,7 @@ from sparling_genomics.train.loading import load_run
 from sparling_genomics.train.run_config import resolve_config
 
 from .report import machine_description, machine_line, run_or_resume, update_section
+from .splicing_families import export_or_read, families_markdown, family_figures
 
 NEAR = 5  # a site "at" an annotated site: within this many nt of it
 MIN_SITES = 10  # a channel with fewer test sites is silent (export's default)
@@ -250,6 +251,7 @@ def run_splicing_benchmark(
         )
         runs[name] = run_or_resume(out / name, config)
     reports = {name: channel_report(out / name) for name in SPARLING_MODELS}
+    families = {name: family_figures(export_or_read(out / name)) for name in SPARLING_MODELS}
     channels = reports["sparling"][0]
     base, sp = runs["baseline"]["e2e"], runs["sparling"]["e2e"]
     models = {}
@@ -281,6 +283,7 @@ def run_splicing_benchmark(
         "ablation_channels": {n: reports[n][0] for n in SPARLING_MODELS if n != "sparling"},
         "topk_ratio": (sp["mean_topk"] / base["mean_topk"]) if base["mean_topk"] else None,
         "channels": channels,
+        "families": families,
         "gt_channels": [c["channel"] for c in channels if c.get("gt_bits", 0) >= 1.5],
         "ag_channels": [c["channel"] for c in channels if c.get("ag_bits", 0) >= 1.5],
     }
@@ -365,6 +368,10 @@ def _markdown(r: dict) -> str:
         f"Sparling / baseline mean top-k: **{_fmt(r['topk_ratio'])}** (the Sparling paper's "
         "sparse splicing model reached 0.85 of SpliceAI). Channels with a GT at >= 1.5 bits: "
         f"{r['gt_channels'] or 'none'}; with an AG: {r['ag_channels'] or 'none'}.",
+    ]
+    if r.get("families"):
+        lines += families_markdown(r["families"])
+    lines += [
         "",
         "| channel | test sites | consensus (transcript strand, 31 nt) | GT bits | AG bits "
         f"| donor within {NEAR} nt | acceptor within {NEAR} nt | top sites |",
