@@ -30,12 +30,14 @@ wildcard_constraints:
     run=r"[^/]+(?:/[^/]+)?",
     seed=r"\d+",
     model=r"sparling|baseline",
+    applied=r"[^/]+",
 
 
 include: "pipelines/rules/common.smk"
 include: "pipelines/rules/dataset.smk"
 include: "pipelines/rules/train.smk"
 include: "pipelines/rules/motifs.smk"
+include: "pipelines/rules/apply.smk"
 
 
 # Cheap rules run by Snakemake itself, never submitted to a cluster.

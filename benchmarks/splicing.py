@@ -5,7 +5,9 @@
 2. The non-sparse baseline, the Sparling model (with the supplied site core and the channel
    competition, the splicing defaults) and its two ablations -- no core
    (``model.core_sites: false``) and no anti-copy rule (``model.sparse.compete_window: 0``)
-   -- each a normal ``train`` run directory under ``OUT`` with the same CPU budget; a
+   -- and a variant with a second anti-copy rule, a shared firing budget
+   (``model.sparse.share_range: [0.25, 8]``, ``sparsity/budget.py``),
+   each a normal ``train`` run directory under ``OUT`` with the same CPU budget; a
    finished run is reused, a killed one resumed.
 3. Every motif channel of each Sparling model: its sites on the test block, their PWM (g's
    receptive field, transcript orientation), consensus, information of its best GT / AG, and
@@ -52,6 +54,8 @@ MODELS = {
     "sparling": {},  # the splicing defaults: supplied core + channel competition
     "sparling_no_core": {"core_sites": False},
     "sparling_no_anticopy": {"sparse": {"compete_window": 0}},
+    # The second anti-copy rule (sparsity/budget.py): the competition plus a shared budget.
+    "sparling_shared_budget": {"sparse": {"share_range": [0.25, 8.0]}},
 }
 SPARLING_MODELS = [name for name in MODELS if name != "baseline"]
 
@@ -323,7 +327,8 @@ def _markdown(r: dict) -> str:
     ]
     labels = {"baseline": "non-sparse baseline", "sparling": "Sparling (core + anti-copy)",
               "sparling_no_core": "Sparling, no core",
-              "sparling_no_anticopy": "Sparling, no anti-copy"}  # fmt: skip
+              "sparling_no_anticopy": "Sparling, no anti-copy",
+              "sparling_shared_budget": "Sparling, + shared budget"}  # fmt: skip
     runs = {"baseline": b, "sparling": s, **r.get("ablations", {})}
     for name, m in runs.items():
         e = m["e2e"]

@@ -230,12 +230,19 @@ def train(
 
 @main.command()
 @_model_option
-@_split_option
+@click.option(
+    "--split",
+    type=click.Choice(["val", "test", "all"]),
+    default="test",
+    show_default=True,
+    help="'all': every window of the dataset (site tasks), e.g. a genome the run never saw.",
+)
 @click.option(
     "--dataset",
     "dataset_path",
     type=click.Path(path_type=Path),
-    help="Score on this dataset instead of the run's own (splicing).",
+    help="Score on this dataset instead of the run's own (splicing); its classes are matched "
+    "to the run's by name.",
 )
 @click.option("--out", type=click.Path(path_type=Path), help="Write the metrics JSON here.")
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
@@ -377,14 +384,22 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     type=click.Path(path_type=Path),
     help="JSON written by `stability` over this run's seeds (its table is shown).",
 )
-def report(run, motifs_dir, baseline, scan_dir, out, title, stability) -> None:
+@click.option(
+    "--evaluation",
+    "evaluations",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="JSON written by `evaluate --dataset OTHER --out` (repeatable): shown as the model "
+    "scored on other data.",
+)
+def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluations) -> None:
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
     from .export.report import write_report
     from .rundir import report_path
 
     path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
                         baseline=baseline, scan_dir=scan_dir, title=title,
-                        stability=stability)  # fmt: skip
+                        stability=stability, evaluations=list(evaluations))  # fmt: skip
     click.echo(str(path))
 
 

@@ -1,6 +1,7 @@
 # The functions the rule files share (those files hold only rules), in four parts -- the
 # paths of every job, the config turned into runs (with the pre-flight checks), the rules'
 # inputs and arguments, the targets.
+import re
 import shlex
 import sys
 from dataclasses import dataclass, field
@@ -34,6 +35,12 @@ def job_path(*parts, root=OUT, run="{run}", seed="{seed}"):
     or `<name>` for a task without a genome); both default to the rules' wildcards.
     """
     return str(Path(root, run, f"seed{seed}", *parts))
+
+
+def applied_path(*parts, root=OUT, genome="{genome}", applied="{applied}"):
+    """<root>/<genome>/applied/<applied>/<parts>: a file of a trained model applied to a
+    genome (`apply:`)."""
+    return str(Path(root, genome, "applied", applied, *parts))
 
 
 def run_path(*parts, root=OUT, run="{run}"):
@@ -135,8 +142,73 @@ def _check_config():
             raise WorkflowError(f"config: genomes.{name}: {exc}") from None
 
 
+@dataclass(frozen=True)
+class Applied:
+    """`apply:` -- a trained Sparling model (its folder, and the files that show it is
+    finished and exported) put on other genomes; the rules' `{applied}` wildcard is `name`."""
+
+    name: str
+    model: str  # the run folder
+    genomes: tuple[str, ...]
+    scan: bool
+    title: str
+    needs: tuple[str, ...]  # the model's metrics.json and motifs.json (pipeline outputs or not)
+
+
+def _applied():
+    """The `apply:` entry checked: genomes known, the model a `runs` key (and seed) or a
+    finished, exported run folder; None when the config has none."""
+    from sparling_genomics.rundir import MOTIFS_SUMMARY, metrics_path, motifs_dir
+
+    spec = config.get("apply")
+    if not spec:
+        return None
+    for genome in spec["genomes"]:
+        if genome not in config["genomes"]:
+            known = ", ".join(config["genomes"])
+            raise WorkflowError(
+                f"config: apply.genomes: {genome!r} is not a key of genomes ({known})"
+            )
+    model = str(spec["model"])
+    if model in config["runs"]:
+        run = config["runs"][model]
+        seeds = run.get("seeds", [0])
+        seed = spec.get("seed", seeds[0])
+        if seed not in seeds:
+            raise WorkflowError(
+                f"config: apply.seed: {seed} is not one of runs.{model}.seeds ({seeds})"
+            )
+        folder = job_path("sparling", run=f"{run['genome']}/{model}", seed=seed)
+        name = spec.get("name") or f"{model}_seed{seed}"
+        title = f"{model} (seed {seed}, trained on {run['genome']})"
+    else:
+        path = Path(model)
+        if not metrics_path(path).is_file():
+            raise WorkflowError(
+                f"config: apply.model: {model!r} is neither a key of runs nor a finished run "
+                f"folder (no {metrics_path(path)})"
+            )
+        if not (motifs_dir(path) / MOTIFS_SUMMARY).is_file():
+            raise WorkflowError(
+                f"config: apply.model: {model}: its motifs are not exported (no "
+                f"{motifs_dir(path) / MOTIFS_SUMMARY}); run `sparling-genomics export "
+                f"--model {model}` first"
+            )
+        folder = str(path)
+        name = spec.get("name") or path.name
+        title = f"{path.name} ({model})"
+    if re.fullmatch(r"seed\d+", name) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise WorkflowError(
+            f"config: apply.name: {name!r} cannot name a folder under applied/; set apply.name"
+        )
+    needs = (str(metrics_path(Path(folder))), str(motifs_dir(Path(folder)) / MOTIFS_SUMMARY))
+    return Applied(name=name, model=folder, genomes=tuple(spec["genomes"]),
+                   scan=spec.get("scan", True), title=title, needs=needs)  # fmt: skip
+
+
 _check_config()
 RUNS = _runs()
+APPLIED = _applied()
 
 
 def run_of(wildcards):
@@ -255,7 +327,35 @@ def report_args(wildcards, input):
     return shlex.join(args)
 
 
+def applied_inputs(wildcards):
+    """The applied model's finished files (made here when it is a `runs` key) and the genome's
+    dataset."""
+    return {"model": list(APPLIED.needs),
+            "dataset": fill(rules.dataset.output.h5, wildcards)}  # fmt: skip
+
+
+def applied_report_inputs(wildcards):
+    out = {"model": list(APPLIED.needs),
+           "metrics": fill(rules.apply_evaluate.output.metrics, wildcards)}  # fmt: skip
+    if APPLIED.scan:
+        out["scan"] = fill(rules.apply_scan.output.summary, wildcards)
+    return out
+
+
+def applied_report_args(wildcards, input):
+    args = ["--model", APPLIED.model, "--evaluation", input.metrics]
+    if "scan" in input.keys():
+        args += ["--scan", str(Path(input.scan).parent)]
+    args += ["--title", f"{APPLIED.title} applied to {wildcards.genome}"]
+    return shlex.join(args)
+
+
 def job_targets():
-    """Every job's report (it needs every other output of its job)."""
-    return [path for run in RUNS.values()
+    """Every job's report (it needs every other output of its job), and every applied
+    genome's."""
+    jobs = [path for run in RUNS.values()
             for path in expand(rules.report.output.html, run=run.path, seed=run.seeds)]  # fmt: skip
+    if APPLIED is not None:
+        jobs += expand(rules.apply_report.output.html, genome=APPLIED.genomes,
+                       applied=APPLIED.name)  # fmt: skip
+    return jobs

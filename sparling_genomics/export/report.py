@@ -15,7 +15,9 @@ URL), so the file opens offline and can be mailed. Sections:
   silent channels and the shuffled control;
 * site tasks: where each motif sits (metaplot against distance to the labelled sites, region
   shares, one-line summary) and each motif's KL to the annotated site PWMs;
-* where a scan folder is given: its site counts and track files.
+* where a scan folder is given: its site counts and track files;
+* where evaluations are given (``evaluate --out`` on other datasets, e.g. another genome):
+  their metrics per site class.
 
 The page is built with ``html.escape`` and f-strings: a template engine would be one more
 dependency for a single fixed page. The families, seed-stability and positions sections are
@@ -36,7 +38,12 @@ from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from .figures import annealing_curve, motif_error_vs_density
 from .report_html import figure, fmt, logo_cell, meme_pwms
-from .report_sections import families_section, positions_section, stability_section
+from .report_sections import (
+    evaluations_section,
+    families_section,
+    positions_section,
+    stability_section,
+)
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
@@ -148,9 +155,11 @@ def build_report(
     scan_dir: Path | None = None,
     title: str | None = None,
     stability: Path | None = None,
+    evaluations: list[Path] | None = None,
 ) -> str:
     """The report's HTML text for run directory ``run`` (``stability``: the JSON of the
-    ``stability`` verb over the run's seeds)."""
+    ``stability`` verb over the run's seeds; ``evaluations``: JSONs of ``evaluate --out``
+    on other datasets)."""
     run = Path(run)
     metrics = read_run_json(metrics_path(run), "written when training finishes")
     base = read_run_json(metrics_path(baseline), "the baseline's") if baseline else None
@@ -178,6 +187,10 @@ def build_report(
         f"{html.escape(str(metrics.get('device')))}; run <code>{html.escape(str(run))}</code></p>",
         "<h2>Test metrics</h2>",
         _metrics_table(metrics, base),
+        *evaluations_section(
+            [read_run_json(Path(p), "made by `sparling-genomics evaluate --out`")
+             for p in evaluations or []]
+        ),  # fmt: skip
     ]
     ann = metrics.get("annealing") or {}
     if ann.get("enabled"):

@@ -158,3 +158,34 @@ def stability_section(stability: dict, seed=None) -> list[str]:
         f"<th colspan={width}>match in the other seeds</th><th>in every seed</th></tr>"
         f"{''.join(rows)}</table>",
     ]
+
+
+def evaluations_section(evaluations: list[dict]) -> list[str]:
+    """The run scored on other data (``evaluate --dataset ... --out`` JSONs, e.g. a genome
+    it never saw): per dataset and split, the end-to-end metrics and each site class's."""
+    if not evaluations:
+        return []
+    rows = []
+    for e in evaluations:
+        sites = e.get("sites") or {}
+        per_class = "; ".join(
+            f"{html.escape(str(name))}: top-k {fmt(s.get('topk'), 3)}, PR-AUC "
+            f"{fmt(s.get('pr_auc'), 3)} ({s.get('sites', 0):,} sites)"
+            for name, s in sites.items() if isinstance(s, dict)
+        )  # fmt: skip
+        e2e = e.get("e2e") or {}
+        per_site = tuple(f"{name}_" for name in sites)  # shown in the last column
+        main = ", ".join(f"{html.escape(k)} {fmt(v, 3)}" for k, v in e2e.items()
+                         if isinstance(v, (int, float)) and not k.startswith(per_site))  # fmt: skip
+        rows.append(
+            f"<tr><td><code>{html.escape(str(e.get('dataset')))}</code></td>"
+            f"<td>{html.escape(str(e.get('split')))}</td><td>{main}</td>"
+            f"<td>{per_class or '-'}</td></tr>"
+        )
+    return [
+        "<h2>Scored on other data</h2>",
+        "<p>The trained model, unchanged, on datasets it was not trained on (classes matched "
+        "by name).</p>",
+        "<table><tr><th>dataset</th><th>split</th><th>end-to-end</th><th>per site class</th>"
+        f"</tr>{''.join(rows)}</table>",
+    ]

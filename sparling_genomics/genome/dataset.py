@@ -4,6 +4,7 @@ Layout of a dataset file (all arrays indexed by window)::
 
     x         uint8 (n, 4, context + window)  one-hot, N = all zeros, transcript orientation
     y         int8  (n, window)               0 = none, k = classes[k], -1 = not labelled
+                                              (readers match classes by name: SiteDataset)
     split     int8  (n,)                      0 train, 1 validation, 2 test
     seqid     int32 (n,)                      index into attrs['seqids']
     strand    int8  (n,)                      +1 or -1 (minus-strand windows are reverse
@@ -348,11 +349,31 @@ def build_dataset(
     return plan.summary
 
 
+def class_mapping(path: Path, file_classes: list[str], order: list[str]) -> np.ndarray | None:
+    """Lookup ``file code -> code in order`` (``order``: a model's classes), matched by name;
+    None when the orders agree. Any class in one list and not in the other is an error that
+    names both lists: a model cannot score, or be scored on, a class it does not have."""
+    if list(order) == list(file_classes):
+        return None
+    if order[:1] != ["none"] or sorted(order) != sorted(file_classes):
+        raise InputError(
+            f"{path}: its site classes ({', '.join(file_classes[1:])}) are not the model's "
+            f"({', '.join(order[1:])}); rebuild the dataset with --labels "
+            f"{','.join(order[1:])}"
+        )
+    return np.array([order.index(name) for name in file_classes], dtype=np.int64)
+
+
 @dataclass
 class SiteDataset:
-    """Lazy reader of a dataset file; arrays are read per batch from disk."""
+    """Lazy reader of a dataset file; arrays are read per batch from disk.
+
+    ``class_order`` (a model's classes, ``none`` first): labels are read in that order, the
+    file's classes matched by name, so a model meets a dataset built with another label order
+    (``--labels donor,acceptor``) without scoring donors as acceptors."""
 
     path: Path
+    class_order: list[str] | None = None
 
     def __post_init__(self) -> None:
         import h5py
@@ -370,7 +391,7 @@ class SiteDataset:
                     f"{self.path}: dataset format {attrs['format_version']} "
                     f"is not {FORMAT_VERSION}; rebuild it"
                 )
-            self.classes = json.loads(attrs["classes"])
+            self.file_classes = json.loads(attrs["classes"])
             self.seqids = json.loads(attrs["seqids"])
             self.window = int(attrs["window"])
             self.context = int(attrs["context"])
@@ -385,6 +406,15 @@ class SiteDataset:
             raise InputError(
                 f"{self.path}: not a sparling-genomics dataset ({exc})"[:300]
             ) from None
+        order = list(self.class_order or self.file_classes)
+        self._to_order = class_mapping(self.path, self.file_classes, order)
+        self.classes = order
+
+    def _in_order(self, y: np.ndarray) -> np.ndarray:
+        """File label codes as codes of :attr:`classes` (-1, not labelled, stays -1)."""
+        if self._to_order is None:
+            return y
+        return np.where(y >= 0, self._to_order[np.maximum(y, 0)], y).astype(y.dtype)
 
     def indices(self, split: str) -> np.ndarray:
         return np.flatnonzero(self.split == SPLITS.index(split))
@@ -395,7 +425,7 @@ class SiteDataset:
         # h5py reads only strictly increasing indices.
         unique, back = np.unique(np.asarray(indices), return_inverse=True)
         x = self.x[unique]
-        y = self.y[unique]
+        y = self._in_order(self.y[unique])
         return x[back].astype(np.float32), y[back].astype(np.int64)
 
     def _rows(self, name: str, indices: np.ndarray) -> np.ndarray:
@@ -409,7 +439,7 @@ class SiteDataset:
 
     def labels(self, indices: np.ndarray) -> np.ndarray:
         """Labels ``y`` (int8) of windows ``indices``, without reading their sequence."""
-        return self._rows("y", indices)
+        return self._in_order(self._rows("y", indices))
 
     def regions(self, indices: np.ndarray) -> np.ndarray | None:
         """``region`` codes (``regions.REGIONS``; -1 not labelled) of windows ``indices``; None

@@ -38,6 +38,10 @@ position, needs no weight to tune, and costs a max-pool and two cumulative maxim
 peak rule, it starts once the density is at most ``peak_below``: in the dense phase most
 windows hold several channels' hits and the rule would starve them of gradient.
 
+Option ``share_range=[low, high]`` (off by default): the channels share one firing budget,
+each channel's density anywhere in ``[low, high]`` x the target (``sparsity/budget.py``),
+another anti-copy rule: a frequent signal can be one channel, not several copies.
+
 The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
 statistics, so the density measured on fresh data matches the target.
 """
@@ -53,6 +57,7 @@ from torch import nn
 
 from ..config import bounded
 from ..errors import ConfigError
+from .budget import budget_thresholds, check_share_range, share_hits
 
 # Above this fraction of hits per channel, ``kthvalue`` beats ``topk`` on CPU.
 _TOPK_MAX_FRACTION = 0.05
@@ -123,6 +128,9 @@ class SparseSettings:
     # 0 = off. None (not in the config): a task that does not use it (the paper's layer).
     # Starts with the peak rule (density <= peak_below).
     compete_window: int | None = bounded(None, min=0, optional=True)
+    # [low, high]: one shared firing budget, each channel's density within low..high x the
+    # target (sparsity/budget.py); None (not in the config) or [1, 1]: per-channel densities.
+    share_range: list[float] | None = bounded(None, optional=True)
 
 
 class SpatialSparsity(nn.Module):
@@ -151,6 +159,7 @@ class SpatialSparsity(nn.Module):
         peak_window: int = 0,
         peak_below: float = 1.0,
         compete_window: int = 0,
+        share_range: tuple[float, float] | None = None,
         bn_momentum: float = 0.1,
         eps: float = 1e-5,
     ) -> None:
@@ -171,6 +180,8 @@ class SpatialSparsity(nn.Module):
         if compete_window < 0:
             raise ConfigError(f"compete_window must be >= 0, got {compete_window}")
         self.compete_window = int(compete_window)
+        shares = None if share_range is None else check_share_range(share_range)
+        self.share_range = None if shares in (None, (1.0, 1.0)) or not per_channel else shares
         self.bn_momentum = bn_momentum
         self.eps = eps
         if affine:
@@ -202,6 +213,7 @@ class SpatialSparsity(nn.Module):
             peak_window=options.peak_window,
             peak_below=options.peak_below,
             compete_window=options.compete_window or 0,
+            share_range=options.share_range,
         )
 
     # -- density -------------------------------------------------------------------------
@@ -322,7 +334,7 @@ class SpatialSparsity(nn.Module):
         rows = self._rows(self.compete(self.keep_peaks(z)))
         self._warm.fill_(False)
         self._pending, self._pending_elements = [], 0
-        self._update(upper_quantile(rows, round(self.density * rows.shape[1])), rows)
+        self._update(self._estimate(rows, rows.shape[1]), rows)
 
     # -- threshold estimation ------------------------------------------------------------
     def _rows(self, z: torch.Tensor) -> torch.Tensor:
@@ -335,20 +347,33 @@ class SpatialSparsity(nn.Module):
         n = rows.shape[1]
         density = self.density
         if not self._pending and density * n >= self.min_hits:
-            self._update(upper_quantile(rows, round(density * n)), rows)
+            self._update(self._estimate(rows, n), rows)
             return
-        # Too few expected hits in one batch: keep only what the union's quantile can need.
-        keep = min(n, math.ceil(self.min_hits + density * n) + 2)
+        # Too few expected hits in one batch: keep only what the union's quantile can need
+        # (under a shared budget, up to the most a channel may fire).
+        high = 1.0 if self.share_range is None else self.share_range[1]
+        keep = min(n, math.ceil(high * (self.min_hits + density * n)) + 2)
         self._pending.append(torch.topk(rows, keep, dim=1).values)
         self._pending_elements += n
         if density * self._pending_elements >= self.min_hits:
             values = torch.cat(self._pending, dim=1)
-            hits = round(density * self._pending_elements)
-            hits = min(hits, values.shape[1] - 1)
-            top = torch.topk(values, hits + 1, dim=1).values
+            elements = self._pending_elements
             self._pending = []
             self._pending_elements = 0
-            self._update(top[:, hits], values)
+            self._update(self._estimate(values, elements), values)
+
+    def _estimate(self, values: torch.Tensor, elements: int) -> torch.Tensor:
+        """Thresholds from ``values`` (rows: the observed values, or each row's largest of
+        ``elements``): the ``(1 - density)`` quantile per row, or the shared budget's."""
+        density = self.density
+        if self.share_range is None:
+            hits = min(round(density * elements), values.shape[1] - 1)
+            if values.shape[1] == elements:
+                return upper_quantile(values, hits)
+            return torch.topk(values, hits + 1, dim=1).values[:, hits]
+        most = min(share_hits(density, elements, self.share_range)[1] + 1, values.shape[1])
+        top = torch.topk(values, most, dim=1).values
+        return budget_thresholds(top, elements, density, self.share_range)
 
     def _update(self, estimate: torch.Tensor, values: torch.Tensor) -> None:
         if not bool(torch.isfinite(estimate).all()):
@@ -384,4 +409,5 @@ class SpatialSparsity(nn.Module):
             f"channels={self.channels}, density={self.density:.3g}, affine={self.affine}, "
             f"per_channel={self.per_channel}, min_hits={self.min_hits:g}, "
             f"peak_window={self.peak_window}, compete_window={self.compete_window}"
+            + ("" if self.share_range is None else f", share_range={list(self.share_range)}")
         )

@@ -88,6 +88,14 @@ class Task(ABC):
     #: mapping): merged under the saved keys when a run is resumed or loaded, so an old run
     #: rebuilds the model it trained, not today's default.
     saved_run_defaults: dict = {}
+    #: The splits ``eval_batches`` can score.
+    eval_splits: tuple[str, ...] = ("val", "test")
+
+    @classmethod
+    def trained_config(cls, config: RunConfig, *, other_data: bool) -> RunConfig:
+        """A saved run's ``config`` with whatever the model was trained on pinned before
+        another dataset is put in (``other_data``), e.g. its class order. Default: as is."""
+        return config
 
     def __init__(self, config: RunConfig, seed: int) -> None:
         self.config = config

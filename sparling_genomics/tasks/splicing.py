@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -53,6 +54,10 @@ class SplicingData:
     dataset: str = ""  # HDF5 from `sparling-genomics dataset`
     val_windows: int = bounded(400, min=0)  # validation windows scored at each evaluation (0: all)
     test_windows: int = bounded(0, min=0)  # 0: the whole test block
+    # The model's output classes in order ("none" first), written into the run's config at
+    # training; a dataset built with another label order is matched by name (evaluate, export
+    # and every other verb that loads a run onto other data). Empty: the dataset's order.
+    classes: list[str] = bounded([])
 
 
 @dataclass
@@ -86,7 +91,11 @@ class SplicingModel:
     core_density_scale: float = bounded(1.0, above=0)
     # Channels compete within +-2 nt (the anti-copy rule; sparsity/layer.py): the benchmark
     # on TAIR10 chr1 found 14 of 32 channels near-exact copies firing at the same sites.
-    sparse: SparseSettings = field(default_factory=lambda: SparseSettings(compete_window=2))
+    # share_range [1, 1]: each channel at the annealed density; [low, high]: one shared
+    # budget (sparsity/budget.py), the splicing benchmark's sparling_shared_budget model.
+    sparse: SparseSettings = field(
+        default_factory=lambda: SparseSettings(compete_window=2, share_range=[1.0, 1.0])
+    )
 
 
 #: What splicing sets in the shared ``train`` and ``annealing`` blocks.
@@ -163,8 +172,26 @@ class SplicingTask(Task):
     model_config = SplicingModel
     defaults = DEFAULTS
     presets = PRESETS
+    eval_splits = ("val", "test", "all")
     # Runs saved before the core and the channel competition had neither.
     saved_run_defaults = {"model": {"core_sites": False, "sparse": {"compete_window": 0}}}
+
+    @classmethod
+    def trained_config(cls, config: RunConfig, *, other_data: bool) -> RunConfig:
+        """Runs trained before ``data.classes`` was recorded: the classes of the dataset they
+        were trained on, read from it, so another dataset is matched to them by name."""
+        if config.data.classes or not other_data:
+            return config
+        path = Path(config.data.dataset)
+        if not path.is_file():
+            raise ConfigError(
+                f"{path}: the run's training dataset is gone and the run does not record its "
+                "class order, so another dataset's classes cannot be matched to the model's"
+            )
+        dataset = SiteDataset(path)
+        config.data.classes = list(dataset.file_classes)
+        dataset.close()
+        return config
 
     def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)
@@ -174,8 +201,9 @@ class SplicingTask(Task):
                 "data.dataset is empty: build one with `sparling-genomics dataset` and pass "
                 "--dataset PATH (or --set data.dataset=PATH)"
             )
-        self.data = SiteDataset(path)
+        self.data = SiteDataset(path, class_order=list(config.data.classes) or None)
         self.classes = self.data.classes
+        config.data.classes = list(self.classes)  # recorded in the run's saved config
         self.symbols = self.classes[1:]
         self.train_index = self.data.indices("train")
         if len(self.train_index) == 0:
@@ -183,6 +211,8 @@ class SplicingTask(Task):
         self._eval_index = {
             "val": self._subset(self.data.indices("val"), config.data.val_windows),
             "test": self._subset(self.data.indices("test"), config.data.test_windows),
+            # Every window: a dataset of a genome (or part of one) the run never saw.
+            "all": np.arange(len(self.data.split)),
         }
 
     @property
@@ -271,7 +301,7 @@ class SplicingTask(Task):
         index = self._subset(self.train_index, max_windows)
         found = np.zeros(len(self.classes), dtype=np.int64)
         for lo in range(0, len(index), 500):
-            y = self.data.y[index[lo : lo + 500]]
+            y = self.data.labels(index[lo : lo + 500])
             found += np.bincount(y[y >= 0].astype(np.int64), minlength=len(self.classes))
         labelled = max(1, int(found.sum()))
         return [max(1, int(n)) / labelled for n in found[1:]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import merge
-from ..errors import CheckpointError
+from ..errors import CheckpointError, ConfigError
 from ..evaluate.evaluation import score_model
 from ..rundir import config_path, require_finished, write_metrics
 from ..tasks.registry import task_class
@@ -23,6 +23,7 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     run = Path(run)
     final = require_finished(run)
     config = load_saved_config(config_path(run))
+    config = task_class(config.task).trained_config(config, other_data=bool(overrides))
     for override in overrides or []:
         config = merge(config, override)
     torch_device = pick_device(device or config.device)
@@ -46,6 +47,10 @@ def evaluate_run(
     ``evaluate`` verb writes them."""
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
     config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
+    if split not in task.eval_splits:
+        raise ConfigError(
+            f"--split {split}: the {config.task} task scores {', '.join(task.eval_splits)}"
+        )
     batch_size = config.train.eval_batch_size
     result = score_model(model, task, split, batch_size=batch_size, device=torch_device)
     return {

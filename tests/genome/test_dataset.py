@@ -200,3 +200,42 @@ def test_read_takes_any_order_and_repeated_windows(tiny_dataset):
     one = [data.read(np.array([i])) for i in (5, 2, 0)]
     for got, want in zip(range(4), (0, 1, 0, 2)):
         assert np.array_equal(x[got], one[want][0][0]) and np.array_equal(y[got], one[want][1][0])
+
+
+@pytest.fixture(scope="module")
+def donor_first(tmp_path_factory):
+    """The tiny dataset built with the other label order (``--labels donor,acceptor``)."""
+    path = tmp_path_factory.mktemp("order") / "donor_first.h5"
+    build_dataset(
+        path, TINY_FASTA, annotation=TINY_GFF, spec=DatasetSpec(kinds=["donor", "acceptor"])
+    )
+    return path
+
+
+def test_a_reader_in_a_models_class_order_matches_classes_by_name(tiny_dataset, donor_first):
+    ours = SiteDataset(tiny_dataset)
+    other = SiteDataset(donor_first)
+    assert ours.classes == ["none", "acceptor", "donor"]
+    assert other.classes == ["none", "donor", "acceptor"]
+    matched = SiteDataset(donor_first, class_order=ours.classes)
+    assert matched.classes == ours.classes and matched.file_classes == other.classes
+    index = ours.indices("test")[:20]
+    _, y_ours = ours.read(index)
+    _, y_other = other.read(index)
+    _, y_matched = matched.read(index)
+    assert (y_other != y_ours).any()  # the raw codes of the two files differ...
+    np.testing.assert_array_equal(y_matched, y_ours)  # ... and match once read by name
+    np.testing.assert_array_equal(matched.labels(index), ours.labels(index))
+
+
+def test_a_class_the_model_lacks_or_the_data_lacks_is_one_error_naming_both(tmp_path, tiny_dataset):
+    donor_only = tmp_path / "donor.h5"
+    build_dataset(donor_only, TINY_FASTA, annotation=TINY_GFF, spec=DatasetSpec(kinds=["donor"]))
+    with pytest.raises(InputError) as err:
+        SiteDataset(donor_only, class_order=["none", "acceptor", "donor"])
+    assert str(err.value) == (
+        f"{donor_only}: its site classes (donor) are not the model's (acceptor, donor); "
+        "rebuild the dataset with --labels acceptor,donor"
+    )
+    with pytest.raises(InputError, match=r"\(acceptor, donor\) are not the model's \(donor\)"):
+        SiteDataset(tiny_dataset, class_order=["none", "donor"])

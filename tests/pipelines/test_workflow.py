@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO, TINY_FASTA
+from tests.conftest import REPO, TINY_FASTA, run_cli
 
 TINY_CONFIG = REPO / "pipelines" / "config" / "tiny.yaml"
 RULE_FILES = sorted((REPO / "pipelines" / "rules").glob("*.smk"))
@@ -42,11 +42,17 @@ def _job_counts(stdout):
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
-    """The tiny config run for real, with the planted target added (seconds more)."""
+    """The tiny config run for real, with the planted target added (seconds more) and the
+    trained model applied to a second genome whose dataset lists its classes in the other
+    order."""
     workdir = tmp_path_factory.mktemp("workflow")
     config = workdir / "tiny_planted.yaml"
     planted = "planted: {enabled: true, preset: tiny, seeds: [0], threads: 1}\n"
-    config.write_text(TINY_CONFIG.read_text() + planted)
+    text = TINY_CONFIG.read_text().replace(
+        "genomes:\n", "genomes:\n  other:\n    reference: tiny\n    labels: [donor, acceptor]\n"
+    )
+    applied = "apply: {model: splicing, genomes: [other]}\n"
+    config.write_text(text + planted + applied)
     result = snakemake(workdir, "--cores", "2", "--configfile", config)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return workdir, config
@@ -74,6 +80,31 @@ def test_workflow_leaves_motifs_tracks_metrics_and_report(finished):
     for rule in ("dataset", "train_sparling", "train_baseline", "export", "scan"):
         assert list((finished / "timings").rglob(f"{rule}.tsv")), rule
         assert list((finished / "logs").rglob(f"{rule}.log")), rule
+
+
+def test_apply_scores_scans_and_reports_another_genome_without_training(finished):
+    """`apply:` on a genome built with the other label order: the model (trained once, on
+    `tiny`) scores every window of it exactly as `evaluate --split all` does on its own
+    dataset of the same sequence -- classes matched by name -- and the genome gets tracks
+    and a report, but no training."""
+    finished, _ = finished
+    applied = finished / "results" / "other" / "applied" / "splicing_seed0"
+    for path in ("metrics.json", "tracks/motif_sites.bed", "tracks/motif_sites.bb",
+                 "tracks/scan.json", "report.html"):  # fmt: skip
+        assert (applied / path).is_file(), path
+    assert not (finished / "results" / "other" / "splicing").exists()  # nothing trained there
+    model = _job(finished) / "sparling"
+    other = json.loads((applied / "metrics.json").read_text())
+    assert other["split"] == "all" and other["dataset"].endswith("other/dataset.h5")
+    own = run_cli("evaluate", "--model", model, "--split", "all", "--out", finished / "own.json")
+    assert own.returncode == 0, own.stderr
+    own = json.loads((finished / "own.json").read_text())
+    for name in ("acceptor", "donor"):
+        assert other["sites"][name] == pytest.approx(own["sites"][name])
+    page = (applied / "report.html").read_text()
+    assert "Scored on other data" in page and "applied to other" in page
+    assert "Genome scan" in page
+    assert (finished / "logs" / "other" / "applied" / "splicing_seed0" / "evaluate.log").is_file()
 
 
 def test_planted_target_runs_through_the_same_rules(finished):
@@ -217,6 +248,15 @@ def _bad(tmp_path, text):
         # Names become folders: one that would leave outdir is refused.
         ("genomes: {../evil: {reference: tiny}}\nruns: {s: {genome: ../evil}}\n", "../evil"),
         ("genomes: {tiny: {reference: tiny}}\nruns: {a/b: {genome: tiny}}\n", "a/b"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
+         "apply: {model: s, genomes: [mars]}\n", "apply.genomes: 'mars' is not a key"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
+         "apply: {model: s, seed: 4, genomes: [tiny]}\n", "apply.seed: 4 is not one of"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
+         "apply: {model: /nonexistent/run, genomes: [tiny]}\n",
+         "apply.model: '/nonexistent/run' is neither a key of runs nor a finished run"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
+         "apply: {genomes: [tiny]}\n", "model"),
     ],
 )  # fmt: skip
 def test_bad_config_stops_before_any_job(tmp_path, text, expected):

@@ -50,6 +50,14 @@ def test_default_model_is_the_issue_architecture(tiny_dataset):
     assert model.h.receptive_field == 401  # SpliceAI-400
 
 
+def test_share_range_gives_the_learned_channels_a_shared_budget(tiny_dataset):
+    assert _task(tiny_dataset).build_model().sparse.share_range is None  # [1, 1]: per channel
+    model = _task(tiny_dataset, sparse={"share_range": [0.25, 8]}).build_model()
+    assert model.sparse.share_range == (0.25, 8.0) and model.sparse.compete_window == 2
+    with pytest.raises(ConfigError, match="share_range must have 0 <= LOW <= 1 <= HIGH"):
+        _task(tiny_dataset, sparse={"share_range": [2, 8]}).build_model()
+
+
 def test_missing_dataset_is_a_config_error():
     config = resolve_config("splicing", "tiny")
     with pytest.raises(ConfigError, match="data.dataset is empty"):
@@ -80,6 +88,43 @@ def test_tiny_end_to_end_train_and_evaluate(cli, tiny_dataset, tmp_path):
     assert evaluated.returncode == 0, evaluated.stderr
     again = json.loads((tmp_path / "m.json").read_text())
     assert again["e2e"] == pytest.approx(metrics["e2e"])
+
+
+def test_evaluate_on_a_dataset_of_another_class_order_matches_classes_by_name(
+    cli, tiny_dataset, tmp_path
+):
+    """The same genome built with ``--labels donor,acceptor``: the run scores exactly as on
+    its own dataset (the class order was a silent top-k 0.0 before), and its config records
+    the classes it was trained with."""
+    import yaml
+
+    from sparling_genomics.genome.dataset import DatasetSpec, build_dataset
+
+    from ..conftest import TINY_FASTA, TINY_GFF
+
+    run = tmp_path / "run"
+    _train_tiny(cli, tiny_dataset, run, "--baseline")
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    assert saved["data"]["classes"] == ["none", "acceptor", "donor"]
+    other = tmp_path / "donor_first.h5"
+    build_dataset(other, TINY_FASTA, annotation=TINY_GFF,
+                  spec=DatasetSpec(kinds=["donor", "acceptor"]))  # fmt: skip
+    own = cli("evaluate", "--model", run, "--out", tmp_path / "own.json")
+    swapped = cli("evaluate", "--model", run, "--dataset", other, "--out", tmp_path / "o.json")
+    assert own.returncode == 0 and swapped.returncode == 0, swapped.stderr
+    a, b = (json.loads((tmp_path / n).read_text()) for n in ("own.json", "o.json"))
+    for name in ("acceptor", "donor"):  # PR-AUC tells the classes apart even at top-k 0
+        assert b["sites"][name] == pytest.approx(a["sites"][name])
+    assert a["sites"]["acceptor"]["pr_auc"] != pytest.approx(a["sites"]["donor"]["pr_auc"])
+    assert b["e2e"] == pytest.approx(a["e2e"])
+    donor_only = tmp_path / "donor.h5"
+    build_dataset(donor_only, TINY_FASTA, annotation=TINY_GFF, spec=DatasetSpec(kinds=["donor"]))
+    failed = cli("evaluate", "--model", run, "--dataset", donor_only)
+    assert failed.returncode == 2
+    assert failed.stderr.strip().splitlines() == [
+        f"error: {donor_only}: its site classes (donor) are not the model's (acceptor, donor); "
+        "rebuild the dataset with --labels acceptor,donor"
+    ]
 
 
 def test_baseline_trains_without_annealing(cli, tiny_dataset, tmp_path):
