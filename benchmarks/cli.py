@@ -96,8 +96,10 @@ def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets) -> None:
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--seed", default=0, show_default=True)
 @_benchmarks_md_option
-@click.option("--set", "sets", multiple=True, help="Override one key for both runs.")
-def bench_splicing(out, reference, preset, seed, benchmarks_md, sets) -> None:
+@click.option("--set", "sets", multiple=True, help="Override one key for every model.")
+@click.option("--skip", multiple=True, metavar="MODEL",
+              help="Leave out a Sparling variant (not baseline or sparling).")  # fmt: skip
+def bench_splicing(out, reference, preset, seed, benchmarks_md, sets, skip) -> None:
     """Dataset build + non-sparse baseline + Sparling on a reference; motif channels."""
     from .splicing import run_splicing_benchmark
 
@@ -108,6 +110,7 @@ def bench_splicing(out, reference, preset, seed, benchmarks_md, sets) -> None:
         seed=seed,
         benchmarks_md=benchmarks_md,
         overrides=_overrides(None, None, sets),
+        skip=skip,
     )
     click.echo(f"wrote {result}")
 

@@ -37,7 +37,7 @@ def test_each_benchmark_keeps_its_options():
     assert options["paper-domain"] == ["--benchmarks-md", "--out", "--preset", "--seeds",
                                        "--set", "--task"]  # fmt: skip
     assert options["splicing"] == ["--benchmarks-md", "--out", "--preset", "--reference",
-                                   "--seed", "--set"]  # fmt: skip
+                                   "--seed", "--set", "--skip"]  # fmt: skip
     assert options["scan"] == options["scan-load"] == ["--benchmarks-md", "--model", "--out",
                                                        "--reference"]  # fmt: skip
     assert options["motif-export"] == ["--benchmarks-md", "--out", "--preset", "--seeds"]
