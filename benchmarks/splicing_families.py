@@ -27,6 +27,11 @@ BRANCH_RANGE = (-40, -15)
 #: 2.7x more frequent at -15..-30 than at -45..-60).
 CONTROL_RANGE = (-90, -45)
 MIN_RATIO = 1.5  # observed / expected of a bin, and branch-range over control-range ratio
+#: "Away from the sites": enriched in exons or introns (or beyond the binned range) by at
+#: least AWAY_RATIO, and not a site motif: below SITE_RATIO in the bins that touch a site
+#: ([-15, 0) and [0, 15) nt of every class).
+AWAY_RATIO = 1.2
+SITE_RATIO = 2.0
 
 
 def export_or_read(run: Path) -> dict:
@@ -57,12 +62,23 @@ def branch_point_like(block: dict) -> bool:
     )  # fmt: skip
 
 
+def at_sites(block: dict) -> float:
+    """A family's largest observed / expected in the bins that touch a labelled site."""
+    edges = block["bin_edges"]
+    near = [b for b in range(len(edges) - 1) if edges[b] >= -15 and edges[b + 1] <= 15]
+    return max((c["ratio"][b] or 0.0 for c in block["classes"].values() for b in near),
+               default=0.0)  # fmt: skip
+
+
 def away_from_sites(block: dict) -> list[str]:
     """Where a family is enriched away from the sites: 'beyond <class>' (more sites than
-    expected beyond the positional range of that class) or a region ('exon', 'intron')."""
+    expected beyond the positional range of that class) or a region ('exon', 'intron');
+    nothing for a site motif (:func:`at_sites` >= SITE_RATIO)."""
+    if at_sites(block) >= SITE_RATIO:
+        return []
     out = []
     for b in significant_bins(block, Q):
-        if b["ratio"] < 1.2:
+        if b["ratio"] < AWAY_RATIO:
             continue
         if b.get("beyond"):
             out.append(f"beyond {b['class']}")
@@ -91,6 +107,7 @@ def family_figures(summary: dict) -> dict:
             "best_match": (f.get("best_match") or {}).get("target_id"),
             "branch_point_like": bool(positions) and branch_point_like(positions),
             "away_from_sites": away_from_sites(positions) if positions else [],
+            "at_sites_ratio": round(at_sites(positions), 2) if positions else None,
             "where": positional_summary(positions, Q) if positions else None,
         })  # fmt: skip
     redundant = [i for i in (block.get("near_copies") or {}).get("redundant", [])
@@ -118,7 +135,9 @@ def families_markdown(figures: dict[str, dict]) -> list[str]:
         "Motif families (the `export` verb's families and positional enrichment on the test "
         f"block; enriched: q < {Q}, ratio >= {MIN_RATIO} for the branch-point range "
         f"{-BRANCH_RANGE[1]}-{-BRANCH_RANGE[0]} nt upstream of acceptors, and >= {MIN_RATIO}x "
-        f"the ratio {-CONTROL_RANGE[1]}-{-CONTROL_RANGE[0]} nt upstream in the same introns):",
+        f"the ratio {-CONTROL_RANGE[1]}-{-CONTROL_RANGE[0]} nt upstream in the same introns; "
+        f"away from sites: exon or intron share (or beyond 300 nt) >= {AWAY_RATIO}x expected "
+        f"and < {SITE_RATIO}x expected within 15 nt of every site class):",
         "",
         "| model | families with learned channels | redundant learned channels "
         "| branch-point-like | enriched away from sites | named / shuffled named |",
