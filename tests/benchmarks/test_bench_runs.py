@@ -49,9 +49,11 @@ def test_saved_run_loads_and_reports(run, tmp_path):
     page = build_report(copy)
     assert "<h2>Test metrics</h2>" in page and "<img class=figure" in page  # annealing curve
     summary = copy / "motifs" / "motifs.json"
-    if summary.is_file():  # logos redrawn from motifs.meme: none is missing
-        motifs = json.loads(summary.read_text())["motifs"]
-        assert page.count("<img class=logo") == len(motifs) and "no logo" not in page
+    if summary.is_file():  # logos redrawn from the MEME files: none is missing
+        exported = json.loads(summary.read_text())
+        families = (exported.get("families") or {}).get("families") or []
+        logos = len(exported["motifs"]) + len(families)  # each motif's and each family's
+        assert page.count("<img class=logo") == logos and "no logo" not in page
 
 
 def test_a_logo_with_no_pwm_is_marked_missing_not_a_crash(tmp_path):
