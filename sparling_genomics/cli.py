@@ -230,20 +230,11 @@ def train(
 
 @main.command()
 @_model_option
-@click.option(
-    "--split",
-    type=click.Choice(["val", "test", "all"]),
-    default="test",
-    show_default=True,
-    help="'all': every window of the dataset (site tasks), e.g. a genome the run never saw.",
-)
-@click.option(
-    "--dataset",
-    "dataset_path",
-    type=click.Path(path_type=Path),
-    help="Score on this dataset instead of the run's own (splicing); its classes are matched "
-    "to the run's by name.",
-)
+@click.option("--split", type=click.Choice(["val", "test", "all"]), default="test",
+              show_default=True, help="'all': every window of the dataset (site tasks).")
+@click.option("--dataset", "dataset_path", type=click.Path(path_type=Path),
+              help="Score on this dataset instead of the run's own (splicing); its classes "
+              "are matched to the run's by name.")  # fmt: skip
 @click.option("--out", type=click.Path(path_type=Path), help="Write the metrics JSON here.")
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def evaluate(run, split, dataset_path, out, device) -> None:
@@ -384,14 +375,9 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     type=click.Path(path_type=Path),
     help="JSON written by `stability` over this run's seeds (its table is shown).",
 )
-@click.option(
-    "--evaluation",
-    "evaluations",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="JSON written by `evaluate --dataset OTHER --out` (repeatable): shown as the model "
-    "scored on other data.",
-)
+@click.option("--evaluation", "evaluations", multiple=True, type=click.Path(path_type=Path),
+              help="JSON of `evaluate --dataset OTHER --out` (repeatable): the model scored "
+              "on other data.")  # fmt: skip
 def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluations) -> None:
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
     from .export.report import write_report

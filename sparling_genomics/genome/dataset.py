@@ -44,7 +44,14 @@ from .annotation import read_annotation
 from .chromosomes import SequenceNames, sequence_names
 from .fasta import Genome
 from .intervals import LabelTrack, merge_intervals
-from .labels import DEFAULT_KINDS, SITE_KINDS, count_non_canonical, read_bed, transcript_sites
+from .labels import (
+    DEFAULT_KINDS,
+    SITE_KINDS,
+    class_mapping,
+    count_non_canonical,
+    read_bed,
+    transcript_sites,
+)
 from .regions import region_tracks
 from .sequence import one_hot, reverse_complement_codes
 
@@ -347,21 +354,6 @@ def build_dataset(
         )
         h5.attrs["summary"] = json.dumps(plan.summary)
     return plan.summary
-
-
-def class_mapping(path: Path, file_classes: list[str], order: list[str]) -> np.ndarray | None:
-    """Lookup ``file code -> code in order`` (``order``: a model's classes), matched by name;
-    None when the orders agree. Any class in one list and not in the other is an error that
-    names both lists: a model cannot score, or be scored on, a class it does not have."""
-    if list(order) == list(file_classes):
-        return None
-    if order[:1] != ["none"] or sorted(order) != sorted(file_classes):
-        raise InputError(
-            f"{path}: its site classes ({', '.join(file_classes[1:])}) are not the model's "
-            f"({', '.join(order[1:])}); rebuild the dataset with --labels "
-            f"{','.join(order[1:])}"
-        )
-    return np.array([order.index(name) for name in file_classes], dtype=np.int64)
 
 
 @dataclass

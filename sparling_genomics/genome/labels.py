@@ -12,6 +12,9 @@ coordinate on the transcript's strand.
 
 A donor is canonical when the intron starts with GT, an acceptor when the intron ends with AG
 (on the transcript's strand).
+
+Class names, not codes, identify classes across files: :func:`class_mapping` maps one
+dataset's codes onto a model's class order.
 """
 
 from __future__ import annotations
@@ -168,3 +171,18 @@ def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, firs
 
 def positions_array(sites: list[Site]) -> np.ndarray:
     return np.array([s.position for s in sites], dtype=np.int64)
+
+
+def class_mapping(path: Path, file_classes: list[str], order: list[str]) -> np.ndarray | None:
+    """Lookup ``file code -> code in order`` (``order``: a model's classes), matched by name;
+    None when the orders agree. Any class in one list and not in the other is an error that
+    names both lists: a model cannot score, or be scored on, a class it does not have."""
+    if list(order) == list(file_classes):
+        return None
+    if order[:1] != ["none"] or sorted(order) != sorted(file_classes):
+        raise InputError(
+            f"{path}: its site classes ({', '.join(file_classes[1:])}) are not the model's "
+            f"({', '.join(order[1:])}); rebuild the dataset with --labels "
+            f"{','.join(order[1:])}"
+        )
+    return np.array([order.index(name) for name in file_classes], dtype=np.int64)

@@ -96,7 +96,8 @@ def test_apply_scores_scans_and_reports_another_genome_without_training(finished
     model = _job(finished) / "sparling"
     other = json.loads((applied / "metrics.json").read_text())
     assert other["split"] == "all" and other["dataset"].endswith("other/dataset.h5")
-    own = run_cli("evaluate", "--model", model, "--split", "all", "--out", finished / "own.json")
+    own = run_cli("evaluate", "--model", model, "--split", "all", "--out", finished / "own.json",
+                  cwd=finished)  # the run's config names its dataset relative to the workdir
     assert own.returncode == 0, own.stderr
     own = json.loads((finished / "own.json").read_text())
     for name in ("acceptor", "donor"):
