@@ -55,8 +55,8 @@ class SplicingData:
     val_windows: int = bounded(400, min=0)  # validation windows scored at each evaluation (0: all)
     test_windows: int = bounded(0, min=0)  # 0: the whole test block
     # The model's output classes in order ("none" first), written into the run's config at
-    # training; a dataset built with another label order is matched by name (evaluate, export
-    # and every other verb that loads a run onto other data). Empty: the dataset's order.
+    # training; a dataset built with another label order is matched by name (`evaluate
+    # --dataset`, the pipeline's `apply:`). Empty: the dataset's order.
     classes: list[str] = bounded([])
 
 
@@ -89,10 +89,11 @@ class SplicingModel:
     # A core channel's density = this x its class's share of labelled training positions:
     # 1.0 lets it fire about once per true site, as the learned channels' 0.18% does.
     core_density_scale: float = bounded(1.0, above=0)
-    # Channels compete within +-2 nt (the anti-copy rule; sparsity/layer.py): the benchmark
-    # on TAIR10 chr1 found 14 of 32 channels near-exact copies firing at the same sites.
-    # share_range [1, 1]: each channel at the annealed density; [low, high]: one shared
-    # budget (sparsity/budget.py), the splicing benchmark's sparling_shared_budget model.
+    # Channels compete within +-2 nt (the anti-copy rule; sparsity/layer.py): without it, 14
+    # of 32 channels were near-exact copies firing at the same sites (bench_runs/splicing_h32).
+    # With it copies take turns rather than vanish (13 of 32 in bench_runs/splicing_i20).
+    # share_range [1, 1]: each channel at the annealed density; [0.25, 8], one shared budget
+    # (sparsity/budget.py), gave 12 of 32 and a better top-k there (one seed; not yet default).
     sparse: SparseSettings = field(
         default_factory=lambda: SparseSettings(compete_window=2, share_range=[1.0, 1.0])
     )
