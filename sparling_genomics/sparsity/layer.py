@@ -366,11 +366,8 @@ class SpatialSparsity(nn.Module):
         """Thresholds from ``values`` (rows: the observed values, or each row's largest of
         ``elements``): the ``(1 - density)`` quantile per row, or the shared budget's."""
         density = self.density
-        if self.share_range is None:
-            hits = min(round(density * elements), values.shape[1] - 1)
-            if values.shape[1] == elements:
-                return upper_quantile(values, hits)
-            return torch.topk(values, hits + 1, dim=1).values[:, hits]
+        if self.share_range is None:  # the (hits + 1)-th largest of each row, kept or not
+            return upper_quantile(values, round(density * elements))
         most = min(share_hits(density, elements, self.share_range)[1] + 1, values.shape[1])
         top = torch.topk(values, most, dim=1).values
         return budget_thresholds(top, elements, density, self.share_range)
