@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from .cli_variants import variants
 from .errors import SparlingError
 
 
@@ -443,6 +444,8 @@ def audio_check(directory) -> None:
     for line in audio_summary(load_audiomnist(directory)):
         click.echo(line)
 
+
+main.add_command(variants)  # noqa: E402 - defined in cli_variants.py (this file's length)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -93,3 +93,24 @@ def planted_tiny(tmp_path_factory):
         assert result.returncode == 0, result.stderr
     return SimpleNamespace(base=base, run=run, fasta=fasta, tracks=tracks, report=report,
                            seqid=lines[0][1:].split()[0], length=len(seq))  # fmt: skip
+
+
+def train_tiny_splicing_run(run: Path, dataset: Path) -> Path:
+    """A tiny splicing run with its site core (trained long enough to find GT and AG) on the
+    tiny reference's dataset, exported into RUN/motifs."""
+    steps = [
+        ("train", "--task", "splicing", "--preset", "tiny", "--dataset", dataset, "--out", run,
+         "--no-progress", "--set", "train.core_samples=2000"),
+        ("export", "--model", run, "--min-sites", "1", "--jaspar-release", "JASPAR2024"),
+    ]  # fmt: skip
+    for args in steps:
+        result = run_cli(*args)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, args))}: {result.stderr}")
+    return run
+
+
+@pytest.fixture(scope="session")
+def splicing_tiny(tmp_path_factory, tiny_dataset):
+    """A tiny exported splicing run with a site core (built once per test session)."""
+    return train_tiny_splicing_run(tmp_path_factory.mktemp("splicing_tiny") / "run", tiny_dataset)

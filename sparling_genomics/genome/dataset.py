@@ -389,6 +389,7 @@ class SiteDataset:
             self.context = int(attrs["context"])
             self.boundaries = json.loads(attrs["split"])
             self.summary = json.loads(attrs["summary"])
+            self.source = json.loads(attrs.get("source", "{}"))  # fasta, annotation, bed paths
             self.split = self._h5["split"][:]
             self.x = self._h5["x"]
             self.y = self._h5["y"]

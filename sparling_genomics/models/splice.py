@@ -11,6 +11,7 @@ positions on each side are cropped. SpliceAI-400 is kernel 11 x 8 units, dilatio
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -34,6 +35,15 @@ class DilatedResidualUnit(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.body(x)
+
+    def forward_valid(self, x: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` at the positions whose receptive field lies inside ``x`` (no
+        padding; the output is ``2 * shrink`` shorter)."""
+        norm1, relu1, conv1, norm2, relu2, conv2 = self.body
+        h = F.conv2d(relu1(norm1(x)), conv1.weight, conv1.bias, dilation=conv1.dilation)
+        h = F.conv2d(relu2(norm2(h)), conv2.weight, conv2.bias, dilation=conv2.dilation)
+        cut = (x.shape[-1] - h.shape[-1]) // 2
+        return x[..., cut : x.shape[-1] - cut] + h
 
 
 SPLICEAI_400 = {"kernel": 11, "dilations": [1, 1, 1, 1, 4, 4, 4, 4], "group": 4}
@@ -66,6 +76,8 @@ class SpliceAIHead(nn.Module):
         self.out = _conv(channels, classes)
 
     def forward(self, m: torch.Tensor) -> torch.Tensor:
+        if not self.training and self.receptive_field // 2 <= self.context // 2:
+            return self.forward_valid(m)
         x = self.inp(m.unsqueeze(2).contiguous(memory_format=torch.channels_last))
         skip = self.skip_in(x)
         for i, unit in enumerate(self.units):
@@ -76,4 +88,22 @@ class SpliceAIHead(nn.Module):
         half = self.context // 2
         if half:
             logits = logits[..., half:-half]
+        return logits.contiguous()
+
+    def forward_valid(self, m: torch.Tensor) -> torch.Tensor:
+        """The same logits (in eval mode, where the receptive field fits in the cropped
+        context) computed only where the output positions need them: each unit's unpadded
+        convolutions shrink the map, so the dilated units run on ~half the positions (a
+        variant's +-50 nt window costs ~2x less)."""
+        x = self.inp(m.unsqueeze(2).contiguous(memory_format=torch.channels_last))
+        skip = self.skip_in(x)
+        for i, unit in enumerate(self.units):
+            x = unit.forward_valid(x)
+            if (i + 1) % self.group == 0 or i + 1 == len(self.units):
+                cut = (skip.shape[-1] - x.shape[-1]) // 2
+                skip = skip[..., cut : skip.shape[-1] - cut] + self.skips[i // self.group](x)
+        logits = self.out(skip).squeeze(2)
+        cut = (logits.shape[-1] - (m.shape[-1] - 2 * (self.context // 2))) // 2
+        if cut:
+            logits = logits[..., cut : logits.shape[-1] - cut]
         return logits.contiguous()

@@ -4,7 +4,13 @@ import pytest
 import torch
 
 from sparling_genomics.errors import ConfigError
-from sparling_genomics.sparsity.layer import SpatialSparsity, check_density, upper_quantile
+from sparling_genomics.sparsity.layer import (
+    SpatialSparsity,
+    check_density,
+    competition_winners,
+    local_max,
+    upper_quantile,
+)
 
 SCALE = torch.tensor([1.0, 3.0, 0.5, 10.0])
 SHIFT = torch.tensor([0.0, 5.0, -2.0, 1.0])
@@ -243,3 +249,28 @@ def test_competition_waits_for_the_sparse_phase_and_scan_agrees_with_forward():
     got = torch.zeros_like(out)
     got[0, channel, position] = value
     assert torch.allclose(got, out)
+
+
+def _winners_by_definition(values, window):
+    """The rule written out: a channel wins where its value beats every lower channel's
+    values within +-window strictly and every higher channel's at least equally."""
+    local = local_max(values, window, "test")
+    out = torch.zeros_like(values, dtype=torch.bool)
+    for c in range(values.shape[1]):
+        lower = local[:, :c].amax(1) if c else torch.full_like(local[:, 0], float("-inf"))
+        higher = (local[:, c + 1 :].amax(1) if c + 1 < values.shape[1]
+                  else torch.full_like(local[:, 0], float("-inf")))  # fmt: skip
+        out[:, c] = (values[:, c] > lower) & (values[:, c] >= higher)
+    return out
+
+
+def test_competition_winners_match_the_rule_with_ties_and_non_candidates():
+    torch.manual_seed(0)
+    for trial in range(200):
+        channels = [1, 2, 3, 7][trial % 4]
+        x = torch.randint(-2, 3, (2, channels, 30)).float()  # many ties
+        x[torch.rand_like(x) < 0.4] = float("-inf")  # not candidates
+        if trial % 5 == 0:
+            x = x.view(2, channels, 5, 6)  # 2-D maps
+        for window in (0, 1, 3):
+            assert torch.equal(competition_winners(x, window), _winners_by_definition(x, window))
