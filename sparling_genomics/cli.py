@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from .cli_audio import audio_check, audio_corpus
 from .cli_variants import variants
 from .errors import SparlingError
 
@@ -379,14 +380,18 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
 @click.option("--evaluation", "evaluations", multiple=True, type=click.Path(path_type=Path),
               help="JSON of `evaluate --dataset OTHER --out` (repeatable): the model scored "
               "on other data.")  # fmt: skip
-def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluations) -> None:
+@click.option("--variants", "variants_dir", type=click.Path(path_type=Path),
+              help="Folder written by `variants` (its effects are summarised).")  # fmt: skip
+def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluations,
+           variants_dir) -> None:  # fmt: skip
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
     from .export.report import write_report
     from .rundir import report_path
 
     path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
                         baseline=baseline, scan_dir=scan_dir, title=title,
-                        stability=stability, evaluations=list(evaluations))  # fmt: skip
+                        stability=stability, evaluations=list(evaluations),
+                        variants=variants_dir)  # fmt: skip
     click.echo(str(path))
 
 
@@ -421,31 +426,8 @@ def compare(run, baseline, out) -> None:
         click.echo(f"{key}: Sparling / baseline = {value:.3f}")
 
 
-@main.command("audio-corpus")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Corpus folder.")
-@click.option("--speakers", default=60, show_default=True, help="Voices (AudioMNIST has 60).")
-@click.option("--repetitions", default=10, show_default=True, help="Clips per digit and voice.")
-@click.option("--seed", default=0, show_default=True)
-def audio_corpus(out, speakers, repetitions, seed) -> None:
-    """Build an offline AudioMNIST-layout corpus with espeak-ng (completes a killed build)."""
-    from .domains.espeak_corpus import build_espeak_corpus
-
-    build_espeak_corpus(out, speakers=speakers, repetitions=repetitions, seed=seed,
-                        progress=True)  # fmt: skip
-    click.echo(f"wrote {out} ({speakers} speakers x 10 digits x {repetitions} repetitions)")
-
-
-@main.command("audio-check")
-@click.argument("directory", type=click.Path(path_type=Path))
-def audio_check(directory) -> None:
-    """Load an AudioMNIST-layout folder and summarise it (speakers, clips, rates, split)."""
-    from .domains.spoken_digits import audio_summary, load_audiomnist
-
-    for line in audio_summary(load_audiomnist(directory)):
-        click.echo(line)
-
-
-main.add_command(variants)  # noqa: E402 - defined in cli_variants.py (this file's length)
+for _verb in (variants, audio_corpus, audio_check):  # verbs kept in modules of their own
+    main.add_command(_verb)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

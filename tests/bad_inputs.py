@@ -88,7 +88,9 @@ class Case:
     args: list[str]
     exit: int = 2
     expect: list[str] = field(default_factory=list)
-    needs_run: bool = False  # the folder gets ``run/``: a copy of a tiny trained run
+    # The folder gets ``run/``: a copy of a tiny trained run (True: planted; "sites": a
+    # splicing run on the tiny reference, for the variants cases).
+    needs_run: bool | str = False
     env: dict[str, str] = field(default_factory=dict)  # environment during the command
 
 
@@ -154,6 +156,31 @@ def audiomnist(folder: str, digits=range(10), speaker: int = 1) -> dict[str, byt
 
 
 GOOD = {"genome.fa": fasta(), "genes.gff3": gff()}
+
+TINY_SEQ = "".join((REPO / "reference" / "tiny" / "tiny.fa").read_text().splitlines()[1:])
+
+
+def vcf(*rows: str, header: bool = True) -> bytes:
+    """A VCF on the tiny reference (sequence NC_003070.9) with these record lines."""
+    head = ["##fileformat=VCFv4.2", "##contig=<ID=NC_003070.9,length=300000>",
+            "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO"] if header else []  # fmt: skip
+    return ("\n".join(head + list(rows)) + "\n").encode()
+
+
+def snv(pos: int, chrom: str = "NC_003070.9", ref: str | None = None, alt: str | None = None,
+        text_pos: str | None = None) -> str:  # fmt: skip
+    """A record line: by default the tiny reference's base at ``pos`` (1-based) -> another."""
+    base = TINY_SEQ[pos - 1].upper()
+    ref = ref or base
+    alt = alt or "ACGT"[("ACGT".index(base) + 1) % 4]
+    return f"{chrom}\t{text_pos or pos}\t.\t{ref}\t{alt}\t.\t.\t."
+
+
+def _other_base(pos: int) -> str:
+    return "ACGT"[("ACGT".index(TINY_SEQ[pos - 1].upper()) + 2) % 4]
+
+
+_VARIANTS = ["variants", "--model", "run", "--vcf", "calls.vcf", "--out", "effects"]
 
 CASES: list[Case] = [
     # --- FASTA ---------------------------------------------------------------------------
@@ -347,6 +374,61 @@ CASES: list[Case] = [
          {"genome.fa": fasta(), "tamper": _escaping_motif_id},
          ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks"],
          expect=["'../../escaped' cannot be a file name in tracks"], needs_run=True),
+    # --- variants (VCF) --------------------------------------------------------------------
+    Case("vcf-not-vcf", "variants (VCF)", "a file that is not a VCF",
+         {"calls.vcf": b"chr1\t100\t200\n"}, _VARIANTS,
+         expect=["calls.vcf: not a VCF file"], needs_run="sites"),
+    Case("vcf-empty", "variants (VCF)", "an empty VCF file", {"calls.vcf": b""}, _VARIANTS,
+         expect=["calls.vcf: empty file, not a VCF"], needs_run="sites"),
+    Case("vcf-no-records", "variants (VCF)", "a VCF header without records",
+         {"calls.vcf": vcf()}, _VARIANTS,
+         expect=["calls.vcf: the VCF holds no variant records"], needs_run="sites"),
+    Case("vcf-pos-zero", "variants (VCF)", "POS 0", {"calls.vcf": vcf(snv(1000, text_pos="0"))},
+         _VARIANTS, expect=["calls.vcf:4: POS 0 is not a position"], needs_run="sites"),
+    Case("vcf-pos-text", "variants (VCF)", "POS that is not a number",
+         {"calls.vcf": vcf(snv(1000), snv(1000, text_pos="12x4"))}, _VARIANTS,
+         expect=["calls.vcf:5: not a VCF record"], needs_run="sites"),
+    Case("vcf-bad-ref", "variants (VCF)", "a REF that is not DNA",
+         {"calls.vcf": vcf(snv(1000, ref="AXG"))}, _VARIANTS,
+         expect=["calls.vcf:4: REF 'AXG' is not a DNA allele"], needs_run="sites"),
+    Case("vcf-bad-alt", "variants (VCF)", "an ALT that is not an allele",
+         {"calls.vcf": vcf(snv(1000, alt="A-C"))}, _VARIANTS,
+         expect=["calls.vcf:4: ALT 'A-C' is not an allele"], needs_run="sites"),
+    Case("vcf-ref-mismatch", "variants (VCF)", "a REF that does not match the FASTA",
+         {"calls.vcf": vcf(snv(1000, ref=_other_base(1000)))}, _VARIANTS,
+         expect=["calls.vcf:4: REF", "does not match the FASTA at NC_003070.9:1000",
+                 "--skip-ref-mismatch"], needs_run="sites"),
+    Case("vcf-ref-mismatch-skipped", "variants (VCF)", "the same with --skip-ref-mismatch",
+         {"calls.vcf": vcf(snv(1000, ref=_other_base(1000)), snv(2000))},
+         [*_VARIANTS, "--skip-ref-mismatch"], exit=0,
+         expect=["scored 1 of 2 alleles (2 records); skipped: ref_mismatch 1"], needs_run="sites"),
+    Case("vcf-past-end", "variants (VCF)", "a REF past the end of its sequence",
+         {"calls.vcf": vcf(snv(300_000, ref=TINY_SEQ[-1].upper() + "AC", alt="A"))}, _VARIANTS,
+         expect=["calls.vcf:4: REF ends at 300002, beyond the end of NC_003070.9"],
+         needs_run="sites"),
+    Case("vcf-unknown-sequence", "variants (VCF)", "a record on a sequence the FASTA lacks",
+         {"calls.vcf": vcf(snv(1000), snv(1000, chrom="chrM"))}, _VARIANTS,
+         expect=["calls.vcf:5: sequence 'chrM' is not in the FASTA", "--skip-unknown-sequences"],
+         needs_run="sites"),
+    Case("vcf-unknown-sequence-skipped", "variants (VCF)",
+         "the same with --skip-unknown-sequences",
+         {"calls.vcf": vcf(snv(1000), snv(1000, chrom="chrM"))},
+         [*_VARIANTS, "--skip-unknown-sequences"], exit=0,
+         expect=["scored 1 of 2 alleles (2 records); skipped: unknown_sequence 1"],
+         needs_run="sites"),
+    Case("vcf-symbolic-and-long", "variants (VCF)",
+         "symbolic, breakend, '*' and > 50 bp alleles beside an SNV",
+         {"calls.vcf": vcf(snv(1000, alt="<DEL>"), snv(1000, alt="*"), snv(1000, alt="G]chr2:5]"),
+                           snv(2000, alt=TINY_SEQ[1999].upper() + "A" * 60), snv(3000))},
+         _VARIANTS, exit=0,
+         expect=["scored 1 of 5 alleles (5 records); skipped: symbolic 3, too_long 1"],
+         needs_run="sites"),
+    Case("vcf-plain-gzip", "variants (VCF)", "a gzip (not bgzip) VCF",
+         {"calls.vcf": gzip.compress(vcf(snv(1000)))}, _VARIANTS, exit=0,
+         expect=["scored 1 of 1 alleles (1 records)"], needs_run="sites"),
+    Case("variants-planted-run", "variants (VCF)", "a run of a task without site classes",
+         {"calls.vcf": vcf(snv(1000))}, _VARIANTS,
+         expect=["run: a planted run has no site classes to score variants on"], needs_run=True),
     # --- audio (AudioMNIST) ----------------------------------------------------------------
     Case("audio-no-wavs", "audio corpora", "an AudioMNIST folder without WAV files",
          {"audio/README.md": b"# AudioMNIST\n"}, ["audio-check", "audio"],
@@ -400,17 +482,20 @@ class Outcome:
     files_after: list[str]
 
 
-def run_case(case: Case, folder: Path, run: Path | None = None) -> Outcome:
-    """Write the case's files into the empty ``folder``, run its command there."""
+def run_case(case: Case, folder: Path, run: Path | None = None,
+             site_run: Path | None = None) -> Outcome:  # fmt: skip
+    """Write the case's files into the empty ``folder``, run its command there (``run``: a
+    tiny planted run, ``site_run``: a tiny splicing run, copied in as ``run/``)."""
     from click.testing import CliRunner
 
     from sparling_genomics.cli import main
 
     folder.mkdir(parents=True, exist_ok=True)
     if case.needs_run:
-        if run is None:
+        source = site_run if case.needs_run == "sites" else run
+        if source is None:
             raise ValueError(f"case {case.id} needs a trained run")
-        shutil.copytree(run, folder / "run")
+        shutil.copytree(source, folder / "run")
     for name, content in case.files.items():
         if callable(content):
             content(folder)
@@ -486,8 +571,18 @@ def tiny_run(folder: Path) -> Path:
     return train_tiny_planted_run(folder / "run")
 
 
-def render(run: Path, work: Path) -> str:
-    rows = [(case, run_case(case, work / case.id, run)) for case in CASES]
+def tiny_site_run(folder: Path) -> Path:
+    """A tiny exported splicing run on the tiny reference (for the variants cases)."""
+    from sparling_genomics.genome.dataset import build_dataset
+    from tests.conftest import TINY_FASTA, TINY_GFF, train_tiny_splicing_run
+
+    dataset = folder / "tiny.h5"
+    build_dataset(dataset, TINY_FASTA, annotation=TINY_GFF)
+    return train_tiny_splicing_run(folder / "site_run", dataset)
+
+
+def render(run: Path, site_run: Path, work: Path) -> str:
+    rows = [(case, run_case(case, work / case.id, run, site_run)) for case in CASES]
     return markdown(rows)
 
 
@@ -496,6 +591,7 @@ if __name__ == "__main__":
 
     with tempfile.TemporaryDirectory() as tmp:
         run = Path(sys.argv[1]) if len(sys.argv) > 1 else tiny_run(Path(tmp))
+        site_run = Path(sys.argv[2]) if len(sys.argv) > 2 else tiny_site_run(Path(tmp))
         DOC.parent.mkdir(exist_ok=True)
-        DOC.write_text(render(run, Path(tmp) / "cases"))
+        DOC.write_text(render(run, site_run, Path(tmp) / "cases"))
     print(f"wrote {DOC}")

@@ -9,13 +9,15 @@ from tests.bad_inputs import CASES, DOC, markdown, run_case
 
 
 @pytest.fixture(scope="module")
-def outcomes(planted_tiny, tmp_path_factory):
+def outcomes(planted_tiny, splicing_tiny, tmp_path_factory):
     work = tmp_path_factory.mktemp("bad_inputs")
     # A copy of the tiny run without its scan/report extras, as `python -m tests.bad_inputs`
     # makes it (so the docs table does not depend on which run made it).
     run = work / "_run"
     shutil.copytree(planted_tiny.run, run)
-    return {case.id: run_case(case, work / case.id, run) for case in CASES}
+    site_run = work / "_site_run"
+    shutil.copytree(splicing_tiny, site_run)
+    return {case.id: run_case(case, work / case.id, run, site_run) for case in CASES}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

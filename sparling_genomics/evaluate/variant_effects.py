@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from ..genome.sequence import N_CODE, encode, one_hot, reverse_complement_codes
+from ..models.sparling import halo_of
 
 #: Nearby alleles share one reference window up to this many bases (plus an allele's own).
 CLUSTER_SPAN = 8192
@@ -79,8 +80,6 @@ def model_flank(model, context: int) -> int:
     """Bases each side of the scored span an input needs: ``h``'s context plus twice the
     motif layer's reach, so every output and every site near the allele is computed exactly as
     in a whole-sequence scan."""
-    from ..export.scan import halo_of
-
     return context // 2 + 2 * halo_of(model)
 
 
@@ -250,8 +249,6 @@ def score_alleles(model, fetch, alleles: list[Allele], classes: list[str], *, co
     end)`` gives genome codes, N beyond the ends. Each alternative is one window; the
     reference of nearby alleles (a dense VCF's neighbours, a multi-allelic record's ALTs) is
     one shared window, so it costs little more than the alternatives."""
-    from ..export.scan import halo_of
-
     if not alleles:
         return []
     device = device or next(model.parameters()).device

@@ -44,6 +44,7 @@ from .report_sections import (
     positions_section,
     stability_section,
 )
+from .report_variants import variants_section
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
@@ -156,10 +157,11 @@ def build_report(
     title: str | None = None,
     stability: Path | None = None,
     evaluations: list[Path] | None = None,
+    variants: Path | None = None,
 ) -> str:
     """The report's HTML text for run directory ``run`` (``stability``: the JSON of the
     ``stability`` verb over the run's seeds; ``evaluations``: JSONs of ``evaluate --out``
-    on other datasets)."""
+    on other datasets; ``variants``: the folder the ``variants`` verb wrote)."""
     run = Path(run)
     metrics = read_run_json(metrics_path(run), "written when training finishes")
     base = read_run_json(metrics_path(baseline), "the baseline's") if baseline else None
@@ -257,6 +259,9 @@ def build_report(
             _motif_table(summary, motifs_dir / "logos", truth),
             positions_section(summary["motifs"]),
         ]
+    if variants is not None:
+        found = read_run_json(Path(variants) / "variants.json", "made by `variants`")
+        parts += variants_section(found, motifs_dir if summary is not None else None)
     if scan is not None:
         parts += [
             "<h2>Genome scan</h2>",

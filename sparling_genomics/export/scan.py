@@ -24,6 +24,7 @@ import torch
 
 from ..genome.fasta import Genome
 from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
+from ..models.sparling import halo_of
 
 try:
     _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -43,26 +44,6 @@ class SiteTable:
 
     def __len__(self) -> int:
         return len(self.position)
-
-
-def halo_of(model) -> int:
-    rf = int(model.g.receptive_field)
-    peak = 0
-    if (
-        model.sparse is not None
-        and model.sparse.peak_window
-        and (model.sparse.density <= model.sparse.peak_below)
-    ):
-        peak = int(model.sparse.peak_window)
-    if model.sparse is not None and model.sparse.competing():
-        # A site also depends on the other channels' peaks within +-compete_window.
-        peak += int(model.sparse.compete_window)
-    halo = rf // 2 + peak + 1
-    core = getattr(model, "core", None)
-    if core is not None:  # a supplied core's channels: its window and their peak rule
-        halo = max(halo, max(core.up, core.down) + max(
-            (layer.peak_window for layer in model.core_sparse), default=0) + 1)
-    return halo
 
 
 @torch.no_grad()

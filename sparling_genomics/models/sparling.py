@@ -82,3 +82,26 @@ class SparlingModel(nn.Module):
         logits = self.h(torch.cat([m, c], 1)) + self.core.log_probabilities(s)
         # "motifs": the learned channels (their density is the annealed one).
         return {"logits": logits, "motifs": m, "core_motifs": c}
+
+
+def halo_of(model) -> int:
+    """Bases each side of a position that its motif-layer activation depends on: half of
+    g's receptive field, the sparse layer's peak and competition windows, and a supplied
+    core's window with its peak rule (a scan's chunk overlap, a variant's reach)."""
+    rf = int(model.g.receptive_field)
+    peak = 0
+    if (
+        model.sparse is not None
+        and model.sparse.peak_window
+        and (model.sparse.density <= model.sparse.peak_below)
+    ):
+        peak = int(model.sparse.peak_window)
+    if model.sparse is not None and model.sparse.competing():
+        # A site also depends on the other channels' peaks within +-compete_window.
+        peak += int(model.sparse.compete_window)
+    halo = rf // 2 + peak + 1
+    core = getattr(model, "core", None)
+    if core is not None:  # a supplied core's channels: its window and their peak rule
+        halo = max(halo, max(core.up, core.down) + max(
+            (layer.peak_window for layer in model.core_sparse), default=0) + 1)
+    return halo

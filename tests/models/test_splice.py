@@ -41,6 +41,6 @@ def test_eval_mode_computes_only_the_cone_and_gets_the_padded_logits(dilations, 
         for module in head.modules():
             if isinstance(module, torch.nn.BatchNorm2d):
                 module.eval()
-        padded = SpliceAIHead.forward(head, m)
+        padded = head.forward_padded(m)
     assert valid.shape == padded.shape == (2, 3, 123)
     assert torch.allclose(valid, padded, atol=1e-5)

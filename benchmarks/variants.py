@@ -1,0 +1,297 @@
+"""Variant-effect benchmark: throughput and memory of the ``variants`` verb, and its in-silico
+truth on a trained splicing run's held-out block.
+
+Throughput: random variants (85% SNVs, 10% deletions and 5% insertions of 1-3 bases) over the
+dataset's test block, sorted, scored by ``sparling-genomics variants`` as a user runs it (a
+subprocess; +-50 nt deltas, both strands where no gene), at two sizes: the rate is the larger
+run's, and its marginal rate (extra alleles / extra seconds) leaves out the start-up; the peak
+RSS of each run (``os.wait4``) shows whether memory grows with the VCF. Comparison, measured
+in the same run: the same scorer without its two speed-ups (each allele's own reference
+window, and the head computed over the whole padded window) on the first 1,000 alleles.
+SpliceAI's ~1 variant/s on a CPU is the issue's figure, not measured here (no network, no
+weights).
+
+In-silico truth: every annotated donor's GT and acceptor's AG in the test block (canonical
+sites of the selected transcripts) replaced by CA and TC respectively, in transcript
+orientation: the matching loss delta (DS_DL, DS_AL) on the site's strand, and whether the
+motif report names the family holding the core channel of that class as destroyed; then the
+same number of SNVs at intron mid-points (the base changed to the next of ACGT): their largest
+delta.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .report import machine_description, machine_line, publish
+
+CLI = [sys.executable, "-m", "sparling_genomics.cli"]
+HEADER = ["##fileformat=VCFv4.2", "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO"]
+
+
+def _test_block(run: Path):
+    """(the dataset's sources: fasta, annotation; seqid -> (start of the test block, None))
+    of a run's dataset."""
+    from sparling_genomics.genome.dataset import SiteDataset
+    from sparling_genomics.train.run_config import load_saved_config
+
+    config = load_saved_config(run / "config.yaml")
+    data = SiteDataset(Path(config.data.dataset))
+    blocks = {s: (int(b[1]), None) for s, b in data.boundaries.items()}
+    source = data.source
+    data.close()
+    return source, blocks
+
+
+def _write_vcf(path: Path, rows: list[tuple[str, int, str, str, str]]) -> None:
+    rows = sorted(rows, key=lambda r: (r[0], r[1]))
+    lines = HEADER + [f"{c}\t{p + 1}\t{i}\t{r}\t{a}\t.\t.\t." for c, p, i, r, a in rows]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def random_variants(genome, blocks: dict, n: int, seed: int = 0) -> list[tuple]:
+    """``n`` random SNVs and 1-3 bp indels (0-based positions) over the test blocks."""
+    from sparling_genomics.genome.sequence import decode
+
+    rng = np.random.default_rng(seed)
+    seqids = list(blocks)
+    rows = []
+    while len(rows) < n:
+        seqid = seqids[int(rng.integers(len(seqids)))]
+        lo = blocks[seqid][0]
+        hi = genome.lengths[seqid] - 10
+        pos = int(rng.integers(lo, hi))
+        kind = rng.random()
+        size = int(rng.integers(1, 4))
+        ref = decode(genome.fetch(seqid, pos, pos + 1 + (size if kind < 0.10 else 0)))
+        if "N" in ref:
+            continue
+        if kind < 0.10:
+            alt = ref[0]
+        elif kind < 0.15:
+            alt = ref + "".join(rng.choice(list("ACGT"), size))
+        else:
+            alt = "ACGT"[("ACGT".index(ref) + int(rng.integers(1, 4))) % 4]
+        rows.append((seqid, pos, f"r{len(rows)}", ref, alt))
+    return rows
+
+
+def site_mutations(genome, annotation: Path, blocks: dict) -> tuple[list[tuple], list[tuple]]:
+    """(donor GT -> CA and acceptor AG -> TC MNVs, intron mid-point SNVs) of the canonical
+    sites of the selected transcripts inside the test blocks; ids say class and strand."""
+    from sparling_genomics.genome.annotation import read_annotation
+    from sparling_genomics.genome.labels import intron_dinucleotide, transcript_sites
+    from sparling_genomics.genome.sequence import decode, encode, reverse_complement_codes
+
+    def plus(text: str, strand: str) -> str:
+        return text if strand == "+" else decode(reverse_complement_codes(encode(text)))
+
+    sites, introns = [], []
+    for t in read_annotation(annotation, dict(genome.lengths)).selected():
+        if t.seqid not in blocks or t.start < blocks[t.seqid][0]:
+            continue
+        for s in transcript_sites(t, ["donor", "acceptor"]):
+            want = "GT" if s.kind == "donor" else "AG"
+            if intron_dinucleotide(s, genome) != want:
+                continue
+            p = s.position
+            if s.kind == "donor":
+                lo = p + 1 if s.strand == "+" else p - 2
+            else:
+                lo = p - 2 if s.strand == "+" else p + 1
+            ref = decode(genome.fetch(s.seqid, lo, lo + 2))
+            alt = plus("CA" if s.kind == "donor" else "TC", s.strand)
+            sites.append((s.seqid, lo, f"{s.kind}{s.strand}{len(sites)}", ref, alt))
+        for (_, e0), (s1, _) in zip(t.exons, t.exons[1:]):
+            mid = (e0 + s1) // 2
+            ref = decode(genome.fetch(t.seqid, mid, mid + 1))
+            if ref in "ACGT":
+                alt = "ACGT"[("ACGT".index(ref) + 1) % 4]
+                introns.append((t.seqid, mid, f"intron{t.strand}{len(introns)}", ref, alt))
+    return sites, introns
+
+
+def _run_variants(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> dict:
+    """The verb in a subprocess: its summary, wall seconds and peak RSS (GB)."""
+    args = [*CLI, "variants", "--model", str(run), "--vcf", str(vcf), "--out", str(out),
+            "--fasta", str(fasta), "--gff", str(gff)]  # fmt: skip
+    began = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - began
+    if status != 0:
+        raise RuntimeError(f"variants failed: {proc.stderr.read().decode()[-500:]}")
+    summary = json.loads((out / "variants.json").read_text())
+    return {"seconds": round(seconds, 2), "peak_rss_gb": round(usage.ru_maxrss / 1024**2, 3),
+            "summary": summary}  # fmt: skip
+
+
+def _naive_rate(run: Path, genome, gff: Path, rows: list[tuple]) -> float:
+    """Alleles per second of the scorer with each allele's own reference window and the
+    head over the whole padded window (both speed-ups off), in this process."""
+    from sparling_genomics.evaluate import variant_effects as ve
+    from sparling_genomics.genome.annotation import read_annotation
+    from sparling_genomics.genome.gene_strands import GeneStrands
+    from sparling_genomics.models.splice import SpliceAIHead
+    from sparling_genomics.train.loading import load_run
+
+    _, task, model, device = load_run(run)
+    genes = GeneStrands.from_annotation(read_annotation(gff, dict(genome.lengths)))
+    alleles = []
+    for seqid, pos, _, ref, alt in rows:
+        for strand in genes.strands(seqid, pos, pos + len(ref)) or {1: [], -1: []}:
+            alleles.append(ve.Allele(seqid, pos, ref, alt, strand))
+    span, valid = ve.CLUSTER_SPAN, SpliceAIHead.forward_valid
+    ve.CLUSTER_SPAN = -1  # no shared reference windows
+    SpliceAIHead.forward_valid = SpliceAIHead.forward_padded
+    try:
+        began = time.perf_counter()
+        for lo in range(0, len(alleles), 64):
+            ve.score_alleles(model, genome.fetch, alleles[lo : lo + 64], task.classes,
+                             context=task.data.context, distance=50, device=device)  # fmt: skip
+        seconds = time.perf_counter() - began
+    finally:
+        ve.CLUSTER_SPAN, SpliceAIHead.forward_valid = span, valid
+    return len(rows) / seconds
+
+
+def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
+    """Per site class: share of site mutations with loss >= 0.5 and with the core family
+    named destroyed; intron mid-points: the median and 95th percentile of the largest delta."""
+    summary = json.loads(motifs_json.read_text())
+    core_family = {m["core"]: m.get("family") for m in summary["motifs"] if m.get("core")}
+    destroyed = set()
+    with open(changes) as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            if row["effect"] == "destroyed":
+                destroyed.add((row["id"], row["strand"], row["family"].split(":")[0]))
+    out: dict = {}
+    mids = []
+    with open(scores) as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            vid = row["id"]
+            if vid.startswith("intron"):
+                if row["strand"] == vid[6]:
+                    mids.append(float(row["max_delta"]))
+                continue
+            kind, strand = ("donor", vid[5]) if vid.startswith("donor") else ("acceptor", vid[8])
+            if row["strand"] != strand:
+                continue
+            loss = float(row["DS_DL" if kind == "donor" else "DS_AL"])
+            entry = out.setdefault(kind, {"sites": 0, "loss_at_least_0.5": 0, "core_destroyed": 0})
+            entry["sites"] += 1
+            entry["loss_at_least_0.5"] += loss >= 0.5
+            entry["core_destroyed"] += (vid, strand, core_family.get(kind)) in destroyed
+    for entry in out.values():
+        entry["fraction_loss_at_least_0.5"] = round(entry["loss_at_least_0.5"] / entry["sites"], 4)
+        entry["fraction_core_destroyed"] = round(entry["core_destroyed"] / entry["sites"], 4)
+    mids_arr = np.array(mids)
+    out["intron_midpoints"] = {
+        "snvs": len(mids),
+        "median_max_delta": round(float(np.median(mids_arr)), 5) if len(mids) else None,
+        "p95_max_delta": round(float(np.percentile(mids_arr, 95)), 5) if len(mids) else None,
+    }
+    out["core_families"] = core_family
+    return out
+
+
+def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000,
+                           reference: str | None = None,
+                           benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
+    from sparling_genomics.genome.fasta import Genome
+    from sparling_genomics.genome.references import load_reference
+
+    run, out = Path(run), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    source, blocks = _test_block(run)
+    fasta, gff = Path(source["fasta"]), Path(source["annotation"])
+    if reference:  # the run's dataset's files, from the named reference
+        fasta, gff = load_reference(reference).fasta, load_reference(reference).annotation
+    genome = Genome(fasta)
+    rows = random_variants(genome, blocks, variants)
+    small = rows[: max(1, variants // 10)]
+    _write_vcf(out / "random_small.vcf", small)
+    _write_vcf(out / "random.vcf", rows)
+    first = _run_variants(run, out / "random_small.vcf", out / "random_small", fasta, gff)
+    whole = _run_variants(run, out / "random.vcf", out / "random", fasta, gff)
+    naive = _naive_rate(run, genome, gff, sorted(rows, key=lambda r: (r[0], r[1]))[:1000])
+    scored = whole["summary"]["counts"]["scored"]
+    extra = scored - first["summary"]["counts"]["scored"]
+    marginal = extra / max(1e-9, whole["seconds"] - first["seconds"])
+    sites, introns = site_mutations(genome, gff, blocks)
+    rng = np.random.default_rng(1)
+    keep = rng.choice(len(introns), min(len(sites), len(introns)), replace=False)
+    introns = [introns[i] for i in sorted(keep)]
+    _write_vcf(out / "truth.vcf", sites + introns)
+    truth_run = _run_variants(run, out / "truth.vcf", out / "truth", fasta, gff)
+    truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
+                   run / "motifs" / "motifs.json")  # fmt: skip
+    result = {
+        "benchmark": "variants", "run": str(run), "machine": machine_description(),
+        "reference": reference, "fasta": str(fasta), "annotation": str(gff),
+        "throughput": {
+            "variants": variants, "alleles_scored": scored,
+            "allele_strands": whole["summary"]["counts"]["scored_strands"],
+            "seconds": whole["seconds"], "alleles_per_second": round(scored / whole["seconds"], 1),
+            "marginal_alleles_per_second": round(marginal, 1),
+            "peak_rss_gb": whole["peak_rss_gb"],
+            "small": {"alleles": first["summary"]["counts"]["scored"],
+                      "seconds": first["seconds"], "peak_rss_gb": first["peak_rss_gb"]},
+            "naive_alleles_per_second": round(naive, 1),
+            "ratio_over_naive": round(marginal / naive, 2),
+        },
+        "truth": truth | {"seconds": truth_run["seconds"]},
+    }  # fmt: skip
+    return publish(result, out / "bench_variants.json", benchmarks_md, "variants",
+                   _markdown(result, run, out, variants))  # fmt: skip
+
+
+def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
+    t, v = r["throughput"], r["truth"]
+    lines = [
+        "## Variant effects: throughput, memory and in-silico truth (TAIR10 chr1 test block)",
+        "",
+        f"Machine: {machine_line(r['machine'])}",
+        "",
+        f"Command: `python -m benchmarks variants --model {run} --out {out} --variants "
+        f"{variants} --reference {r['reference']}`. JSON: `{out}/bench_variants.json`. "
+        "Deltas within +-50 nt; the strand of the overlapping gene, both strands where none.",
+        "",
+        "| | alleles | seconds | alleles/s | peak RSS |",
+        "|---|---|---|---|---|",
+        f"| `variants`, {t['small']['alleles']:,} random alleles | {t['small']['alleles']:,} | "
+        f"{t['small']['seconds']:.1f} | | {t['small']['peak_rss_gb']:.2f} GB |",
+        f"| `variants`, {t['alleles_scored']:,} random alleles ({t['allele_strands']:,} "
+        f"allele-strands) | {t['alleles_scored']:,} | {t['seconds']:.1f} | "
+        f"{t['alleles_per_second']:.0f} (marginal **{t['marginal_alleles_per_second']:.0f}**) "
+        f"| {t['peak_rss_gb']:.2f} GB |",
+        f"| same scorer, speed-ups off (1,000 alleles) | 1,000 | | "
+        f"{t['naive_alleles_per_second']:.0f} | |",
+        "",
+        f"Marginal rate / speed-ups off: **{t['ratio_over_naive']:.2f}x**. Floor: >= 200 "
+        "alleles/s on 2 cores (SpliceAI on a CPU: ~1/s, the issue's figure, not measured here).",
+        "",
+        "In-silico truth (floors: loss >= 0.5 for >= 90% of site mutations; core family "
+        "destroyed for >= 95%; intron mid-point median |delta| <= 0.01):",
+        "",
+        "| mutation | sites | loss >= 0.5 | core family named destroyed |",
+        "|---|---|---|---|",
+    ]
+    for kind, change in (("donor", "GT -> CA"), ("acceptor", "AG -> TC")):
+        e = v.get(kind)
+        if e:
+            lines.append(f"| {kind} {change} | {e['sites']:,} | "
+                         f"{e['fraction_loss_at_least_0.5']:.1%} | "
+                         f"{e['fraction_core_destroyed']:.1%} |")  # fmt: skip
+    m = v["intron_midpoints"]
+    lines += ["", f"Intron mid-point SNVs: {m['snvs']:,}, median largest delta "
+              f"{m['median_max_delta']}, 95th percentile {m['p95_max_delta']}."]  # fmt: skip
+    return "\n".join(lines)
