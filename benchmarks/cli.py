@@ -194,14 +194,17 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> N
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
 @click.option("--variants", "n_variants", type=click.IntRange(min=10), default=20_000,
               show_default=True, help="Random variants for the throughput runs.")  # fmt: skip
+@click.option("--spacing", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Bases per random variant (30: 1M variants over TAIR10 chr1).")  # fmt: skip
 @click.option("--reference", help="Named reference holding the run's genome (default: the "
               "FASTA and annotation its dataset names).")  # fmt: skip
 @_benchmarks_md_option
-def bench_variants(run, out, n_variants, reference, benchmarks_md) -> None:
+def bench_variants(run, out, n_variants, spacing, reference, benchmarks_md) -> None:
     """Variant effects: alleles/s and memory of `variants`, in-silico truth on the test block."""
     from .variants import run_variants_benchmark
 
-    path = run_variants_benchmark(run, out, variants=n_variants, reference=reference,
+    path = run_variants_benchmark(run, out, variants=n_variants, spacing=spacing,
+                                  reference=reference,
                                   benchmarks_md=benchmarks_md)  # fmt: skip
     click.echo(f"wrote {path}")
 

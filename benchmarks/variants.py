@@ -1,7 +1,8 @@
 """Variant-effect benchmark: throughput and memory of the ``variants`` verb, and its in-silico
 truth on a trained splicing run's held-out block.
 
-Throughput: random variants (85% SNVs, 10% deletions and 5% insertions of 1-3 bases) over the
+Throughput: random variants (85% SNVs, 10% deletions and 5% insertions of 1-3 bases), one per
+``spacing`` bases on average (30 by default: 1M variants over the 30 Mb chromosome), in the
 dataset's test block, sorted, scored by ``sparling-genomics variants`` as a user runs it (a
 subprocess; +-50 nt deltas, both strands where no gene), at two sizes: the rate is the larger
 run's, and its marginal rate (extra alleles / extra seconds) leaves out the start-up; the peak
@@ -57,17 +58,17 @@ def _write_vcf(path: Path, rows: list[tuple[str, int, str, str, str]]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def random_variants(genome, blocks: dict, n: int, seed: int = 0) -> list[tuple]:
-    """``n`` random SNVs and 1-3 bp indels (0-based positions) over the test blocks."""
+def random_variants(genome, blocks: dict, n: int, spacing: int, seed: int = 0) -> list[tuple]:
+    """``n`` random SNVs and 1-3 bp indels (0-based positions) at one per ``spacing`` bases
+    on average, over a stretch of the first test block that long (or all of it)."""
     from sparling_genomics.genome.sequence import decode
 
     rng = np.random.default_rng(seed)
-    seqids = list(blocks)
+    seqid = next(iter(blocks))
+    lo = blocks[seqid][0]
+    hi = min(genome.lengths[seqid] - 10, lo + n * spacing)
     rows = []
     while len(rows) < n:
-        seqid = seqids[int(rng.integers(len(seqids)))]
-        lo = blocks[seqid][0]
-        hi = genome.lengths[seqid] - 10
         pos = int(rng.integers(lo, hi))
         kind = rng.random()
         size = int(rng.integers(1, 4))
@@ -203,7 +204,7 @@ def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
     return out
 
 
-def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000,
+def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spacing: int = 30,
                            reference: str | None = None,
                            benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     from sparling_genomics.genome.fasta import Genome
@@ -216,7 +217,7 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000,
     if reference:  # the run's dataset's files, from the named reference
         fasta, gff = load_reference(reference).fasta, load_reference(reference).annotation
     genome = Genome(fasta)
-    rows = random_variants(genome, blocks, variants)
+    rows = random_variants(genome, blocks, variants, spacing)
     small = rows[: max(1, variants // 10)]
     _write_vcf(out / "random_small.vcf", small)
     _write_vcf(out / "random.vcf", rows)
@@ -238,7 +239,7 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000,
         "benchmark": "variants", "run": str(run), "machine": machine_description(),
         "reference": reference, "fasta": str(fasta), "annotation": str(gff),
         "throughput": {
-            "variants": variants, "alleles_scored": scored,
+            "variants": variants, "spacing": spacing, "alleles_scored": scored,
             "allele_strands": whole["summary"]["counts"]["scored_strands"],
             "seconds": whole["seconds"], "alleles_per_second": round(scored / whole["seconds"], 1),
             "marginal_alleles_per_second": round(marginal, 1),
@@ -262,14 +263,16 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         f"Machine: {machine_line(r['machine'])}",
         "",
         f"Command: `python -m benchmarks variants --model {run} --out {out} --variants "
-        f"{variants} --reference {r['reference']}`. JSON: `{out}/bench_variants.json`. "
+        f"{variants} --spacing {r['throughput']['spacing']} --reference {r['reference']}`. "
+        f"JSON: `{out}/bench_variants.json`. "
         "Deltas within +-50 nt; the strand of the overlapping gene, both strands where none.",
         "",
         "| | alleles | seconds | alleles/s | peak RSS |",
         "|---|---|---|---|---|",
         f"| `variants`, {t['small']['alleles']:,} random alleles | {t['small']['alleles']:,} | "
         f"{t['small']['seconds']:.1f} | | {t['small']['peak_rss_gb']:.2f} GB |",
-        f"| `variants`, {t['alleles_scored']:,} random alleles ({t['allele_strands']:,} "
+        f"| `variants`, {t['alleles_scored']:,} random alleles, one per {t['spacing']} bp "
+        f"({t['allele_strands']:,} "
         f"allele-strands) | {t['alleles_scored']:,} | {t['seconds']:.1f} | "
         f"{t['alleles_per_second']:.0f} (marginal **{t['marginal_alleles_per_second']:.0f}**) "
         f"| {t['peak_rss_gb']:.2f} GB |",

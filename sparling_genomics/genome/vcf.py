@@ -120,7 +120,8 @@ class VcfReader:
                 break
             except (OSError, ValueError) as exc:
                 raise InputError(
-                    f"{self.path}:{line + 1}: not a VCF record ({exc}; after {where})"[:300]
+                    f"{self.path}:{line + 1}: not a VCF record, the one after {where} "
+                    f"(htslib: {exc})"[:300]
                 ) from None
             line += 1
             where = f"{rec.chrom}:{rec.pos}"

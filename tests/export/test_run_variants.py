@@ -99,3 +99,15 @@ def test_cli_prints_a_summary_line(cli, splicing_tiny, vcf, tmp_path):
     assert result.returncode == 0, result.stderr
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("scored 5 of 7 alleles (6 records); skipped: no_alt 1, symbolic 1")
+
+
+def test_report_shows_counts_histogram_and_top_variants(splicing_tiny, vcf, tmp_path):
+    from sparling_genomics.export.report import build_report
+
+    score_vcf(splicing_tiny, vcf, tmp_path / "effects", distance=20)
+    page = build_report(splicing_tiny, variants=tmp_path / "effects")
+    section = page[page.index("<h2>Variant effects</h2>") :]
+    assert "6 records, 7 alleles, 5 scored (6 allele-strands" in section
+    assert "symbolic 1 (symbolic or breakend ALT" in section
+    assert 'alt="delta score histogram"' in section
+    assert "by largest delta</h3>" in section and 'alt="sequence before and after"' in section
