@@ -22,6 +22,15 @@ def run_cli(*args, timeout=300, **kwargs):
     )
 
 
+def run_steps(steps: list[tuple], run: Path) -> Path:
+    """Run CLI commands in order (a RuntimeError naming the one that fails); return ``run``."""
+    for args in steps:
+        result = run_cli(*args)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, args))}: {result.stderr}")
+    return run
+
+
 def train_tiny_planted_run(run: Path) -> Path:
     """A tiny planted run, sparse from the start (so its tracks stay small), exported with
     JASPAR names into RUN/motifs."""
@@ -30,11 +39,7 @@ def train_tiny_planted_run(run: Path) -> Path:
          "--set", "annealing.start_density=0.02"),
         ("export", "--model", run, "--min-sites", "3", "--jaspar-release", "JASPAR2024"),
     ]  # fmt: skip
-    for args in steps:
-        result = run_cli(*args)
-        if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(map(str, args))}: {result.stderr}")
-    return run
+    return run_steps(steps, run)
 
 
 @pytest.fixture
@@ -103,11 +108,7 @@ def train_tiny_splicing_run(run: Path, dataset: Path) -> Path:
          "--no-progress", "--set", "train.core_samples=2000"),
         ("export", "--model", run, "--min-sites", "1", "--jaspar-release", "JASPAR2024"),
     ]  # fmt: skip
-    for args in steps:
-        result = run_cli(*args)
-        if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(map(str, args))}: {result.stderr}")
-    return run
+    return run_steps(steps, run)
 
 
 @pytest.fixture(scope="session")
