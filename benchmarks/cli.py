@@ -209,5 +209,19 @@ def bench_variants(run, out, n_variants, spacing, reference, benchmarks_md) -> N
     click.echo(f"wrote {path}")
 
 
+@main.command("seeds")
+@click.option("--model", "runs", required=True, multiple=True, type=click.Path(path_type=Path),
+              help="An exported run of the setting (repeat: one per seed).")  # fmt: skip
+@click.option("--baseline", type=click.Path(path_type=Path), help="The baseline's run directory.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@_benchmarks_md_option
+def bench_seeds(runs, baseline, out, benchmarks_md) -> None:
+    """One setting over seeds: top-k spread, family figures and seed stability."""
+    from .seeds import run_seeds_benchmark
+
+    path = run_seeds_benchmark(list(runs), out, baseline=baseline, benchmarks_md=benchmarks_md)
+    click.echo(f"wrote {path}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
