@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import REPO
 
 BENCHMARKS = ("motif-export", "paper-domain", "pipeline", "planted", "scan", "scan-load",
-              "sparse-layer", "splicing")  # fmt: skip
+              "seeds", "sparse-layer", "splicing", "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
@@ -44,6 +44,9 @@ def test_each_benchmark_keeps_its_options():
     assert options["sparse-layer"] == ["--benchmarks-md", "--out", "--repeats"]
     assert options["pipeline"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
                                    "--workdir"]  # fmt: skip
+    assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
+    assert options["variants"] == ["--benchmarks-md", "--model", "--out", "--reference",
+                                   "--spacing", "--variants"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])

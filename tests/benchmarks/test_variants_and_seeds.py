@@ -1,0 +1,56 @@
+"""The variants and seeds benchmarks' pure parts: site mutations change the right bases in
+transcript orientation; the truth table reads the verb's files; seeds refuse mixed settings."""
+
+import pytest
+
+from benchmarks.seeds import run_seeds_benchmark
+from benchmarks.variants import _truth, site_mutations
+from sparling_genomics.errors import InputError
+from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.genome.sequence import decode, encode, reverse_complement_codes
+from tests.conftest import TINY_FASTA, TINY_GFF
+
+
+def test_site_mutations_replace_gt_and_ag_on_the_transcript_strand():
+    genome = Genome(TINY_FASTA)
+    sites, introns = site_mutations(genome, TINY_GFF, {"NC_003070.9": (200_000, None)})
+    assert sites and introns
+    for seqid, pos, vid, ref, alt in sites:
+        assert decode(genome.fetch(seqid, pos, pos + 2)) == ref
+        strand = vid[5] if vid.startswith("donor") else vid[8]
+        read = ref if strand == "+" else decode(reverse_complement_codes(encode(ref)))
+        new = alt if strand == "+" else decode(reverse_complement_codes(encode(alt)))
+        assert (read, new) in {("GT", "CA"), ("AG", "TC")}
+        assert pos >= 200_000
+
+
+def test_truth_counts_losses_and_the_core_family(tmp_path):
+    scores = tmp_path / "variant_scores.tsv"
+    head = "chrom\tpos\tid\tref\talt\tstrand\tgenes\tDS_AG\tDS_AL\tDS_DG\tDS_DL\tmax_delta"
+    scores.write_text("\n".join([head,
+        "c\t1\tdonor+0\tGT\tCA\t+\tg\t0\t0\t0\t0.9\t0.9",
+        "c\t1\tdonor+0\tGT\tCA\t-\tg\t0\t0\t0\t0.1\t0.1",  # the other strand: not counted
+        "c\t9\tdonor-1\tAC\tTG\t-\tg\t0\t0\t0.2\t0.3\t0.3",
+        "c\t5\tacceptor+2\tAG\tTC\t+\tg\t0\t0.7\t0\t0\t0.7",
+        "c\t7\tintron+3\tA\tC\t+\tg\t0.004\t0\t0\t0\t0.004"]) + "\n")  # fmt: skip
+    changes = tmp_path / "motif_changes.tsv"
+    changes.write_text("id\tstrand\tfamily\teffect\n" "donor+0\t+\tf1:annotated_donor\tdestroyed\n"
+                       "acceptor+2\t+\tf2\tweakened\n")  # fmt: skip
+    motifs = tmp_path / "motifs.json"
+    motifs.write_text('{"motifs": [{"core": "donor", "family": "f1"}, '
+                      '{"core": "acceptor", "family": "f2"}, {"core": null}]}')
+    t = _truth(scores, changes, motifs)
+    assert t["donor"] == {"sites": 2, "loss_at_least_0.5": 1, "core_destroyed": 1,
+                          "fraction_loss_at_least_0.5": 0.5, "fraction_core_destroyed": 0.5}
+    assert t["acceptor"]["loss_at_least_0.5"] == 1 and t["acceptor"]["core_destroyed"] == 0
+    assert t["intron_midpoints"] == {"snvs": 1, "median_max_delta": 0.004,
+                                     "p95_max_delta": 0.004}  # fmt: skip
+
+
+def test_seeds_refuses_runs_of_different_settings(tmp_path):
+    for name, channels in (("a", 8), ("b", 16)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.yaml").write_text(
+            f"task: splicing\nseed: 0\nmodel:\n  motif_channels: {channels}\n")
+    with pytest.raises(InputError, match="differs from .* beyond the seed: model.motif_channels"):
+        run_seeds_benchmark([tmp_path / "a", tmp_path / "b"], tmp_path / "out")
