@@ -98,7 +98,8 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None) -> st
     for s in r["seeds"]:
         lines.append(
             f"| `{s['run']}` | {s['seed']} | {s['mean_topk']:.3f} | "
-            f"{s['ratio'] if s['ratio'] is not None else '-'} | {s['learned_families']} | "
+            f"{'-' if s['ratio'] is None else format(s['ratio'], '.3f')} | "
+            f"{s['learned_families']} | "
             f"{s['redundant_learned']} of {s['learned_channels']} | "
             f"{len(s['branch_point_like'])} | {len(s['away_from_sites'])} | "
             f"{s['named']} / {s['shuffled_named']} of {s['shuffled_motifs']} |"

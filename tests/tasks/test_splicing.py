@@ -51,7 +51,9 @@ def test_default_model_is_the_issue_architecture(tiny_dataset):
 
 
 def test_share_range_gives_the_learned_channels_a_shared_budget(tiny_dataset):
-    assert _task(tiny_dataset).build_model().sparse.share_range is None  # [1, 1]: per channel
+    assert _task(tiny_dataset).build_model().sparse.share_range == (0.25, 8.0)  # the default
+    per_channel = _task(tiny_dataset, sparse={"share_range": [1, 1]}).build_model()
+    assert per_channel.sparse.share_range is None
     model = _task(tiny_dataset, sparse={"share_range": [0.25, 8]}).build_model()
     assert model.sparse.share_range == (0.25, 8.0) and model.sparse.compete_window == 2
     with pytest.raises(ConfigError, match="share_range must have 0 <= LOW <= 1 <= HIGH"):
