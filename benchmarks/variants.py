@@ -126,13 +126,26 @@ def _run_variants(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> di
             "--fasta", str(fasta), "--gff", str(gff)]  # fmt: skip
     began = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    samples = []  # (seconds, RSS MB), once a second: does memory grow as the VCF streams?
+    while proc.poll() is None:
+        try:
+            status_text = Path(f"/proc/{proc.pid}/status").read_text()
+            rss = int(status_text.split("VmRSS:")[1].split()[0]) / 1024
+            samples.append((time.perf_counter() - began, rss))
+        except (OSError, IndexError, ValueError):
+            pass
+        time.sleep(1.0)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - began
     if status != 0:
         raise RuntimeError(f"variants failed: {proc.stderr.read().decode()[-500:]}")
     summary = json.loads((out / "variants.json").read_text())
+    quarters = {}
+    for q in (0.25, 0.5, 0.75, 1.0):
+        before = [rss for t, rss in samples if t <= q * seconds]
+        quarters[str(q)] = round(before[-1]) if before else None
     return {"seconds": round(seconds, 2), "peak_rss_gb": round(usage.ru_maxrss / 1024**2, 3),
-            "summary": summary}  # fmt: skip
+            "rss_mb_at_quarters": quarters, "summary": summary}  # fmt: skip
 
 
 def _naive_rate(run: Path, genome, gff: Path, rows: list[tuple]) -> float:
@@ -224,6 +237,10 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
     first = _run_variants(run, out / "random_small.vcf", out / "random_small", fasta, gff)
     whole = _run_variants(run, out / "random.vcf", out / "random", fasta, gff)
     naive = _naive_rate(run, genome, gff, sorted(rows, key=lambda r: (r[0], r[1]))[:1000])
+    # The same verb on variants 100x sparser (no two share a reference window).
+    sparse_rows = random_variants(genome, blocks, max(10, variants // 10), spacing * 100, seed=1)
+    _write_vcf(out / "random_sparse.vcf", sparse_rows)
+    sparse = _run_variants(run, out / "random_sparse.vcf", out / "random_sparse", fasta, gff)
     scored = whole["summary"]["counts"]["scored"]
     extra = scored - first["summary"]["counts"]["scored"]
     marginal = extra / max(1e-9, whole["seconds"] - first["seconds"])
@@ -244,15 +261,28 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
             "seconds": whole["seconds"], "alleles_per_second": round(scored / whole["seconds"], 1),
             "marginal_alleles_per_second": round(marginal, 1),
             "peak_rss_gb": whole["peak_rss_gb"],
+            "rss_mb_at_quarters": whole["rss_mb_at_quarters"],
             "small": {"alleles": first["summary"]["counts"]["scored"],
                       "seconds": first["seconds"], "peak_rss_gb": first["peak_rss_gb"]},
             "naive_alleles_per_second": round(naive, 1),
+            "sparse": {"alleles": sparse["summary"]["counts"]["scored"],
+                       "spacing": spacing * 100, "seconds": sparse["seconds"],
+                       "alleles_per_second": round(sparse["summary"]["counts"]["scored"]
+                                                   / sparse["seconds"], 1),
+                       "peak_rss_gb": sparse["peak_rss_gb"]},
             "ratio_over_naive": round(marginal / naive, 2),
         },
         "truth": truth | {"seconds": truth_run["seconds"]},
     }  # fmt: skip
     return publish(result, out / "bench_variants.json", benchmarks_md, "variants",
                    _markdown(result, run, out, variants))  # fmt: skip
+
+
+def _growth(quarters: dict) -> str:
+    half, end = quarters.get("0.5"), quarters.get("1.0")
+    if not half or not end:
+        return "too short to tell"
+    return f"{(end - half) / half:+.0%}"
 
 
 def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
@@ -278,6 +308,15 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         f"| {t['peak_rss_gb']:.2f} GB |",
         f"| same scorer, speed-ups off (1,000 alleles) | 1,000 | | "
         f"{t['naive_alleles_per_second']:.0f} | |",
+        f"| `variants`, {t['sparse']['alleles']:,} random alleles, one per "
+        f"{t['sparse']['spacing']:,} bp (no shared reference windows) | "
+        f"{t['sparse']['alleles']:,} | {t['sparse']['seconds']:.1f} | "
+        f"{t['sparse']['alleles_per_second']:.0f} (start-up included) | "
+        f"{t['sparse']['peak_rss_gb']:.2f} GB |",
+        "",
+        "Memory of the larger run at a quarter, half, three quarters and the end of its time: "
+        + ", ".join(f"{v} MB" for v in t["rss_mb_at_quarters"].values())
+        + f" ({_growth(t['rss_mb_at_quarters'])} from half to end).",
         "",
         f"Marginal rate / speed-ups off: **{t['ratio_over_naive']:.2f}x**. Floor: >= 200 "
         "alleles/s on 2 cores (SpliceAI on a CPU: ~1/s, the issue's figure, not measured here).",
