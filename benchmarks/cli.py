@@ -198,13 +198,15 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> N
               help="Bases per random variant (30: 1M variants over TAIR10 chr1).")  # fmt: skip
 @click.option("--reference", help="Named reference holding the run's genome (default: the "
               "FASTA and annotation its dataset names).")  # fmt: skip
+@click.option("--compare", type=click.Path(path_type=Path),
+              help="Another run (e.g. the non-sparse baseline) put through the same truth set.")
 @_benchmarks_md_option
-def bench_variants(run, out, n_variants, spacing, reference, benchmarks_md) -> None:
+def bench_variants(run, out, n_variants, spacing, reference, compare, benchmarks_md) -> None:
     """Variant effects: alleles/s and memory of `variants`, in-silico truth on the test block."""
     from .variants import run_variants_benchmark
 
     path = run_variants_benchmark(run, out, variants=n_variants, spacing=spacing,
-                                  reference=reference,
+                                  reference=reference, compare=compare,
                                   benchmarks_md=benchmarks_md)  # fmt: skip
     click.echo(f"wrote {path}")
 

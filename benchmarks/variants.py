@@ -180,7 +180,7 @@ def _naive_rate(run: Path, genome, gff: Path, rows: list[tuple]) -> float:
 def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
     """Per site class: share of site mutations with loss >= 0.5 and with the core family
     named destroyed; intron mid-points: the median and 95th percentile of the largest delta."""
-    summary = json.loads(motifs_json.read_text())
+    summary = json.loads(motifs_json.read_text()) if motifs_json.is_file() else {"motifs": []}
     core_family = {m["core"]: m.get("family") for m in summary["motifs"] if m.get("core")}
     destroyed = set()
     with open(changes) as fh:
@@ -218,7 +218,7 @@ def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
 
 
 def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spacing: int = 30,
-                           reference: str | None = None,
+                           reference: str | None = None, compare: Path | None = None,
                            benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     from sparling_genomics.genome.fasta import Genome
     from sparling_genomics.genome.references import load_reference
@@ -253,6 +253,14 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
     truth_run = _run_variants(run, out / "truth.vcf", out / "truth", fasta, gff)
     truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
                    run / "motifs" / "motifs.json")  # fmt: skip
+    compared = None
+    if compare is not None:  # the same mutations through another model (e.g. the baseline)
+        compare = Path(compare)
+        other = _run_variants(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
+        compared = _truth(out / "truth_compare" / "variant_scores.tsv",
+                          out / "truth_compare" / "motif_changes.tsv",
+                          compare / "motifs" / "motifs.json") | {
+            "run": str(compare), "seconds": other["seconds"]}  # fmt: skip
     result = {
         "benchmark": "variants", "run": str(run), "machine": machine_description(),
         "reference": reference, "fasta": str(fasta), "annotation": str(gff),
@@ -274,6 +282,7 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
             "ratio_over_naive": round(marginal / naive, 2),
         },
         "truth": truth | {"seconds": truth_run["seconds"]},
+        "truth_compare": compared,
     }  # fmt: skip
     return publish(result, out / "bench_variants.json", benchmarks_md, "variants",
                    _markdown(result, run, out, variants))  # fmt: skip
@@ -325,16 +334,19 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         "In-silico truth (floors: loss >= 0.5 for >= 90% of site mutations; core family "
         "destroyed for >= 95%; intron mid-point median |delta| <= 0.01):",
         "",
-        "| mutation | sites | loss >= 0.5 | core family named destroyed |",
-        "|---|---|---|---|",
+        "| model | mutation | sites | loss >= 0.5 | core family named destroyed | intron "
+        "mid-point SNVs: median / 95th percentile of the largest delta |",
+        "|---|---|---|---|---|---|",
     ]
-    for kind, change in (("donor", "GT -> CA"), ("acceptor", "AG -> TC")):
-        e = v.get(kind)
-        if e:
-            lines.append(f"| {kind} {change} | {e['sites']:,} | "
-                         f"{e['fraction_loss_at_least_0.5']:.1%} | "
-                         f"{e['fraction_core_destroyed']:.1%} |")  # fmt: skip
-    m = v["intron_midpoints"]
-    lines += ["", f"Intron mid-point SNVs: {m['snvs']:,}, median largest delta "
-              f"{m['median_max_delta']}, 95th percentile {m['p95_max_delta']}."]  # fmt: skip
+    models = [(f"`{run}`", v)] + ([(f"`{c['run']}`", c)] if (c := r.get("truth_compare")) else [])
+    for label, truth in models:
+        m = truth["intron_midpoints"]
+        for kind, change in (("donor", "GT -> CA"), ("acceptor", "AG -> TC")):
+            e = truth.get(kind)
+            if e:
+                destroyed = (f"{e['fraction_core_destroyed']:.1%}" if truth["core_families"]
+                             else "- (no motif layer)")  # fmt: skip
+                mids = f"{m['median_max_delta']} / {m['p95_max_delta']} ({m['snvs']:,} SNVs)"
+                lines.append(f"| {label} | {kind} {change} | {e['sites']:,} | "
+                             f"{e['fraction_loss_at_least_0.5']:.1%} | {destroyed} | {mids} |")
     return "\n".join(lines)

@@ -45,8 +45,8 @@ def test_each_benchmark_keeps_its_options():
     assert options["pipeline"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
                                    "--workdir"]  # fmt: skip
     assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
-    assert options["variants"] == ["--benchmarks-md", "--model", "--out", "--reference",
-                                   "--spacing", "--variants"]  # fmt: skip
+    assert options["variants"] == ["--benchmarks-md", "--compare", "--model", "--out",
+                                   "--reference", "--spacing", "--variants"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])
