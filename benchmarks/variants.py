@@ -127,7 +127,10 @@ def _run_variants(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> di
     began = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     samples = []  # (seconds, RSS MB), once a second: does memory grow as the VCF streams?
-    while proc.poll() is None:
+    while True:
+        done, status, usage = os.wait4(proc.pid, os.WNOHANG)  # reaped here: its own rusage
+        if done:
+            break
         try:
             status_text = Path(f"/proc/{proc.pid}/status").read_text()
             rss = int(status_text.split("VmRSS:")[1].split()[0]) / 1024
@@ -135,9 +138,8 @@ def _run_variants(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> di
         except (OSError, IndexError, ValueError):
             pass
         time.sleep(1.0)
-    _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - began
-    if status != 0:
+    if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"variants failed: {proc.stderr.read().decode()[-500:]}")
     summary = json.loads((out / "variants.json").read_text())
     quarters = {}
