@@ -305,7 +305,9 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         f"Machine: {machine_line(r['machine'])}",
         "",
         f"Command: `python -m benchmarks variants --model {run} --out {out} --variants "
-        f"{variants} --spacing {r['throughput']['spacing']} --reference {r['reference']}`. "
+        f"{variants} --spacing {r['throughput']['spacing']} --reference {r['reference']}"
+        + (f" --compare {r['truth_compare']['run']}" if r.get("truth_compare") else "")
+        + "`. "
         f"JSON: `{out}/bench_variants.json`. "
         "Deltas within +-50 nt; the strand of the overlapping gene, both strands where none.",
         "",
