@@ -208,9 +208,9 @@ def _forward_rows(model, rows: list[np.ndarray], strands: list[int], *, context:
             # batches of every row count grew memory with the VCF (1.2 GB after 2,000 alleles,
             # 2.1 GB after 20,000). Rows are padded with N rows to a multiple of 16 (an
             # allele's window) or a power of 2 (the few long reference windows of a batch).
-            n = len(part)
-            rows_padded = -(-n // ROW_MULTIPLE) * ROW_MULTIPLE if size == common else (
-                1 << (n - 1).bit_length())  # fmt: skip
+            count = len(part)
+            rows_padded = -(-count // ROW_MULTIPLE) * ROW_MULTIPLE if size == common else (
+                1 << (count - 1).bit_length())  # fmt: skip
             codes = np.full((rows_padded, size), N_CODE, np.uint8)
             for k, i in enumerate(part):
                 row = rows[i] if strands[i] > 0 else reverse_complement_codes(rows[i])

@@ -19,7 +19,8 @@ import io
 from .logos import pyplot
 
 
-def _png(fig) -> bytes:
+def png_bytes(fig) -> bytes:
+    """A figure as PNG bytes (110 dpi, tight), for embedding in the report."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     return buffer.getvalue()
@@ -51,7 +52,7 @@ def annealing_curve(records: list[dict], metric: str) -> bytes | None:
         handles = left.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
         left.legend(handles=handles, loc="center right", fontsize=8)
         left.set_title("Sparsity annealing")
-        return _png(fig)
+        return png_bytes(fig)
     finally:
         plt.close(fig)
 
@@ -79,7 +80,7 @@ def motif_error_vs_density(records: list[dict]) -> bytes | None:
         ax.set_ylim(0, 1.02)
         ax.legend(fontsize=8)
         ax.set_title("Motif and end-to-end errors against density")
-        return _png(fig)
+        return png_bytes(fig)
     finally:
         plt.close(fig)
 
@@ -128,6 +129,6 @@ def positional_metaplot(block: dict, title: str = "") -> bytes | None:
         if title:
             fig.suptitle(title, fontsize=10)
         fig.tight_layout()
-        return _png(fig)
+        return png_bytes(fig)
     finally:
         plt.close(fig)

@@ -6,12 +6,13 @@ beside the logo of the touched family."""
 from __future__ import annotations
 
 import html
-import io
 from pathlib import Path
 
 import numpy as np
 
+from ..genome.sequence import encode, one_hot
 from ..rundir import FAMILIES_DIR, MOTIFS_MEME
+from .figures import png_bytes
 from .logos import pyplot
 from .report_html import data_uri, figure, fmt, logo_cell, meme_pwms
 
@@ -36,14 +37,10 @@ def delta_histogram(summary: dict) -> bytes | None:
     ax.set_ylabel("allele-strands")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    return _png(fig, plt)
-
-
-def _png(fig, plt) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+    try:
+        return png_bytes(fig)
+    finally:
+        plt.close(fig)
 
 
 def before_after(entry: dict) -> bytes | None:
@@ -63,10 +60,7 @@ def before_after(entry: dict) -> bytes | None:
     fig, axes = plt.subplots(2, 1, figsize=(0.22 * width + 0.8, 1.5))
     for ax, text, span, label in ((axes[0], ref_text, len(entry["ref"]), "ref"),
                                   (axes[1], alt_text, len(entry["alt"]), "alt")):  # fmt: skip
-        frame = pd.DataFrame(0.0, index=range(len(text)), columns=list("ACGT"))
-        for i, base in enumerate(text):
-            if base in "ACGT":
-                frame.loc[i, base] = 1.0
+        frame = pd.DataFrame(one_hot(encode(text)).T, columns=list("ACGT"))
         logomaker.Logo(frame, ax=ax, show_spines=False)
         ax.axvspan(at - 0.5, at + span - 0.5, color="#ffd27f", alpha=0.6, zorder=-1)
         ax.set_xlim(-0.5, width - 0.5)
@@ -77,7 +71,10 @@ def before_after(entry: dict) -> bytes | None:
     if change is not None and 0 <= at + change["offset"] < len(ref_text):
         axes[0].plot([at + change["offset"]], [1.08], marker="v", color="#c0392b", ms=5,
                      clip_on=False)  # fmt: skip
-    return _png(fig, plt)
+    try:
+        return png_bytes(fig)
+    finally:
+        plt.close(fig)
 
 
 def _delta_text(entry: dict, keys: list[list[str]]) -> str:

@@ -189,7 +189,9 @@ class _Stats:
         self.with_change = 0
         self.top: list = []
 
-    def add(self, row: dict, changes: list[dict]) -> None:
+    def add(self, row: dict, changes: list[dict], context) -> None:
+        """Count one allele-strand; ``context()`` (its sequence, for the report) is read only
+        when it enters the top list."""
         self.rows += 1
         for _, g, s in self.keys:
             for k in (g, s):
@@ -199,11 +201,11 @@ class _Stats:
         for c in changes:
             self.effects[c["effect"]] += 1
             self.by_family[(c["family"], c["effect"])] += 1
-        item = (row["max_delta"], self.rows, row | {"motif_changes": changes[:VCF_MOTIFS]})
-        if len(self.top) < TOP_VARIANTS:
-            heapq.heappush(self.top, item)
-        elif item[:2] > self.top[0][:2]:
-            heapq.heapreplace(self.top, item)
+        key = (row["max_delta"], self.rows)
+        if len(self.top) < TOP_VARIANTS or key > self.top[0][:2]:
+            entry = row | {"motif_changes": changes[:VCF_MOTIFS], "context": context()}
+            push = heapq.heappush if len(self.top) < TOP_VARIANTS else heapq.heapreplace
+            push(self.top, (*key, entry))
 
     def summary(self) -> dict:
         return {
@@ -216,6 +218,13 @@ class _Stats:
             ],  # fmt: skip
             "top": [t[2] for t in sorted(self.top, key=lambda t: (-t[0], t[1]))],
         }
+
+
+def _context(genome, rec, flank: int = 12) -> dict:
+    """The plus-strand sequence around a record's REF (1-based start), for the report."""
+    lo = max(0, rec.pos - flank)
+    return {"start": lo + 1,
+            "ref": decode(genome.fetch(rec.seqid, lo, rec.pos + len(rec.ref) + flank))}  # fmt: skip
 
 
 def _jobs(records, genes: GeneStrands) -> list[tuple[int, Allele, list[str]]]:
@@ -298,10 +307,7 @@ class _Writer:
                 site = [m["family"], m["motif"], m["channel"], rec.pos + 1 + m["offset"],
                         m["offset"], m["effect"], m["before"], m["after"]]  # fmt: skip
                 self.changes.write("\t".join(text[:6] + [str(v) for v in site]) + "\n")
-            lo = max(0, rec.pos - 12)
-            ref_context = genome.fetch(rec.seqid, lo, rec.pos + len(rec.ref) + 12)
-            row["context"] = {"start": lo + 1, "ref": decode(ref_context)}
-            self.stats.add(row, listed)
+            self.stats.add(row, listed, lambda rec=rec: _context(genome, rec))
             strand_ids = [allele.alt, row["strand"], _info_value("&".join(ids) or ".")]
             ds = "|".join(strand_ids + [f"{row[k]:.2f}" for k in self.ds]
                           + [str(row[k]) for k in self.dp])  # fmt: skip
