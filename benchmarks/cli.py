@@ -64,6 +64,34 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
     click.echo(f"wrote {result}")
 
 
+def _parse_fractions(ctx, param, value: str) -> list[float]:
+    """``--permutations 0,0.1,0.2`` as fractions in [0, 1] (a click callback)."""
+    try:
+        fractions = [float(s) for s in str(value).split(",") if s.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers") from None
+    if not fractions or any(not 0 <= f <= 1 for f in fractions):
+        raise click.BadParameter("give fractions between 0 and 1")
+    return fractions
+
+
+@main.command("grokking")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
+@click.option("--permutations", default="0,0.1,0.2", show_default=True,
+              callback=_parse_fractions, help="Label-permutation fractions.")  # fmt: skip
+@click.option("--planted-seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+              help="Seeds of the planted runs diagnosed through annealing.")  # fmt: skip
+@click.option("--max-points", default=600, show_default=True, help="Points per motif cloud.")
+@_benchmarks_md_option
+def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) -> None:
+    """Grokking's topological signature (modular addition) + motif-layer diagnostics."""
+    from .grokking import run_grokking_benchmark
+
+    result = run_grokking_benchmark(out, permutations, planted_seeds, max_points=max_points,
+                                    benchmarks_md=benchmarks_md)  # fmt: skip
+    click.echo(f"wrote {result}")
+
+
 @main.command("paper-domain")
 @click.option(
     "--task", required=True, type=click.Choice(["digit_circle", "latex_ocr", "audio_sequence"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .cli_audio import audio_check, audio_corpus
+from .cli_diagnose import diagnose
 from .cli_variants import variants
 from .errors import SparlingError
 
@@ -426,7 +427,7 @@ def compare(run, baseline, out) -> None:
         click.echo(f"{key}: Sparling / baseline = {value:.3f}")
 
 
-for _verb in (variants, audio_corpus, audio_check):  # verbs kept in modules of their own
+for _verb in (variants, diagnose, audio_corpus, audio_check):  # verbs kept in modules of their own
     main.add_command(_verb)
 
 if __name__ == "__main__":  # pragma: no cover

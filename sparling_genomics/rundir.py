@@ -6,6 +6,8 @@ A training run lives in one folder::
     RUN/train_log.jsonl      one JSON record per evaluation
     RUN/checkpoints/last.pt  the latest state (what ``--resume`` continues from)
     RUN/checkpoints/final.pt the weights the run keeps
+    RUN/checkpoints/series/  step-NNNNNNNN.pt: weights kept every ``train.keep_checkpoints_every``
+    RUN/diagnostics/         ``diagnose``'s time series (``diagnostics.json``) and figures
     RUN/metrics.json         test metrics, written when training finishes
     RUN/motifs/              ``export``'s motifs (``motifs.json``, ``motifs.meme``, logos)
     RUN/motifs/families/     their families (the same files, plus ``sites.tsv.gz``)
@@ -29,6 +31,9 @@ METRICS_NAME = "metrics.json"
 CHECKPOINT_DIR = "checkpoints"
 LAST_CHECKPOINT = "last.pt"
 FINAL_CHECKPOINT = "final.pt"
+SERIES_DIR = "series"  # RUN/checkpoints/series/: the kept checkpoint series
+DIAGNOSTICS_DIR = "diagnostics"
+DIAGNOSTICS_SUMMARY = "diagnostics.json"
 MOTIFS_DIR = "motifs"
 MOTIFS_SUMMARY = "motifs.json"
 MOTIFS_MEME = "motifs.meme"
@@ -58,6 +63,22 @@ def metrics_path(run: Path) -> Path:
 def checkpoint_path(run: Path, name: str = LAST_CHECKPOINT) -> Path:
     """``RUN/checkpoints/NAME`` (``last.pt`` unless named)."""
     return Path(run) / CHECKPOINT_DIR / name
+
+
+def series_checkpoint_path(run: Path, step: int) -> Path:
+    """``RUN/checkpoints/series/step-NNNNNNNN.pt``: the weights kept at training step ``step``."""
+    return Path(run) / CHECKPOINT_DIR / SERIES_DIR / f"step-{step:08d}.pt"
+
+
+def series_checkpoints(run: Path) -> list[Path]:
+    """The kept checkpoint series of ``run``, in step order (empty when none was kept)."""
+    folder = Path(run) / CHECKPOINT_DIR / SERIES_DIR
+    return sorted(folder.glob("step-*.pt")) if folder.is_dir() else []
+
+
+def diagnostics_dir(run: Path) -> Path:
+    """``RUN/diagnostics``: where ``diagnose`` writes a run's time series by default."""
+    return Path(run) / DIAGNOSTICS_DIR
 
 
 def report_path(run: Path) -> Path:

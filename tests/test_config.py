@@ -10,7 +10,7 @@ from sparling_genomics.train.run_config import default_config, resolve_config
 
 from .conftest import REPO
 
-TASKS = ["planted", "splicing", "digit_circle", "latex_ocr", "audio_sequence"]
+TASKS = ["planted", "splicing", "digit_circle", "latex_ocr", "audio_sequence", "modular_addition"]
 #: The resolved config of every task and preset as config.py of 9ea4478 (the nested-dict
 #: DEFAULTS/PRESETS) wrote it: the typed configs must write the same text.
 RESOLVED = Path(__file__).parent / "data" / "resolved_configs"

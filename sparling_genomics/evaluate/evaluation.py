@@ -63,6 +63,7 @@ class SequenceScorer:
         self.predicted: list[list[int]] = []
         self.truth: list[list[int]] = []
         self.confusion: MotifConfusion | None = None
+        self.sparse = model.sparse is not None
         self.active = 0
         self.positions = 0
 
@@ -83,7 +84,8 @@ class SequenceScorer:
                 "exact_match": exact_match(self.predicted, self.truth),
                 "edit_error": edit_error(self.predicted, self.truth),
             },
-            measured_density=self.active / self.positions if self.positions else 0.0,
+            measured_density=(self.active / self.positions if self.positions else 0.0)
+            if self.sparse else None,
             samples=len(self.truth),
             motif=None if self.confusion is None else self._motif(self.confusion),
         )

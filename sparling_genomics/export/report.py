@@ -33,10 +33,18 @@ import numpy as np
 
 from ..evaluate.compare import metric_ratios
 from ..io import safe_child, write_text_atomic
-from ..rundir import MOTIFS_SUMMARY, SCAN_SUMMARY, metrics_path, read_log, read_run_json
+from ..rundir import (
+    MOTIFS_SUMMARY,
+    SCAN_SUMMARY,
+    diagnostics_dir,
+    metrics_path,
+    read_log,
+    read_run_json,
+)
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from .figures import annealing_curve, motif_error_vs_density
+from .report_diagnostics import diagnostics_section
 from .report_html import figure, fmt, logo_cell, meme_pwms
 from .report_sections import (
     evaluations_section,
@@ -213,6 +221,7 @@ def build_report(
                 "This run did not log motif errors during training.",
             )
         )
+    parts += diagnostics_section(diagnostics_dir(run))
     if summary is not None:
         parts += families_section(summary, motifs_dir)
         family_list = (summary.get("families") or {}).get("families") or []

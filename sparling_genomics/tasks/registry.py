@@ -8,6 +8,7 @@ from .audio_sequence import AudioSequenceTask
 from .base import Task
 from .digit_circle import DigitCircleTask
 from .latex_ocr import LatexOcrTask
+from .modular_addition import ModularAdditionTask
 from .planted_motifs import PlantedMotifsTask
 from .splicing import SplicingTask
 
@@ -17,6 +18,7 @@ TASKS: dict[str, type[Task]] = {
     "digit_circle": DigitCircleTask,
     "latex_ocr": LatexOcrTask,
     "audio_sequence": AudioSequenceTask,
+    "modular_addition": ModularAdditionTask,
 }
 
 

@@ -94,3 +94,24 @@ def _to_device(value, device):
     if isinstance(value, list):
         return [_to_device(v, device) for v in value]
     return value
+
+
+def restore_trainer(trainer, path: Path) -> None:
+    """Continue a killed run: load its ``last.pt`` into ``trainer`` (weights, optimizers,
+    annealer, loop state, torch RNG, the kept best/accepted weights)."""
+    payload = load_checkpoint(path, map_location=trainer.device)
+    try:
+        trainer.model.load_state_dict(payload["model"])
+        trainer.optimizer.load_state_dict(payload["optimizer"])
+        trainer.annealer.load_state_dict(payload["annealer"])
+        trainer.state.update(payload["trainer"])
+        torch.set_rng_state(payload["torch_rng"].cpu())
+        trainer.best_state = payload.get("best_model")
+        trainer.accepted_state = payload.get("accepted_model")
+        if trainer.core_optimizer is not None:
+            trainer.core_optimizer.load_state_dict(payload["core_optimizer"])
+    except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+        raise CheckpointError(f"{path}: checkpoint does not fit this model ({exc})"[:300]) from None
+    trainer.model.set_density(trainer.annealer.density)
+    if trainer.model.core is not None and trainer.model.core.frozen:
+        trainer.model.core.freeze()

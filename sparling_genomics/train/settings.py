@@ -1,4 +1,4 @@
-"""The trainer's settings: the ``train`` block of a run's config.
+"""The trainer's settings (the ``train`` block of a run's config) and the optimizer they name.
 
 Defaults are the values most tasks share; each task sets what differs (``Task.defaults``).
 """
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+import torch
 
 from ..config import bounded
 
@@ -17,6 +19,12 @@ class TrainSettings:
 
     batch_size: int = bounded(16, min=1)
     lr: float = bounded(0.002, above=0)
+    # The optimizer: Adam (the paper's), or AdamW (decoupled weight decay: modular addition,
+    # seed 004's grokking set-up); its weight decay, second-moment decay and epsilon.
+    optimizer: Literal["adam", "adamw"] = "adam"
+    weight_decay: float = bounded(0.0, min=0)
+    adam_beta2: float = bounded(0.999, min=0, max=0.999999)
+    adam_eps: float = bounded(1e-8, above=0)
     max_samples: int = bounded(2_000_000, min=0)
     max_seconds: float = bounded(1620.0, min=0)
     eval_every: int = bounded(2_000, min=1)
@@ -46,8 +54,19 @@ class TrainSettings:
     core_samples: int | None = bounded(None, min=0, optional=True)
     core_seconds: float | None = bounded(None, min=0, optional=True)
     checkpoint_every_seconds: float = bounded(120.0, min=0)
+    # Keep the weights every this many samples (0: never), at the first evaluation at or
+    # after each multiple and at the start, in RUN/checkpoints/series/: the checkpoint
+    # series the ``diagnose`` verb reads.
+    keep_checkpoints_every: int = bounded(0, min=0)
     threads: int = bounded(0, min=0)  # 0: torch's default
     # Make the next training batch on a thread while this one trains. Off where not
     # measured: with two torch threads the extra thread can slow a step (audio: 86 -> 73
     # samples/s); on for digit_circle (+7%) and audio (one torch thread: +19%).
     prefetch: bool = False
+
+
+def make_optimizer(parameters, t: TrainSettings) -> torch.optim.Optimizer:
+    """``train.optimizer`` over ``parameters``: Adam or AdamW with the block's settings."""
+    kind = torch.optim.AdamW if t.optimizer == "adamw" else torch.optim.Adam
+    return kind(parameters, lr=t.lr, betas=(0.9, t.adam_beta2), eps=t.adam_eps,
+                weight_decay=t.weight_decay)  # fmt: skip

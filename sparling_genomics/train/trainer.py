@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 
 from ..config import RunConfig, dump_yaml, to_dict
-from ..errors import CheckpointError, RunDirectoryError
+from ..errors import RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
 from ..rundir import (
     FINAL_CHECKPOINT,
@@ -49,13 +49,15 @@ from ..rundir import (
 )
 from ..sparsity.annealing import SparsityAnnealer
 from ..tasks.registry import task_class
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import restore_trainer, save_checkpoint
 from .core_phase import train_core
 from .device import pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
 from .run_config import load_saved_config
 from .schedule import on_plateau, step_lr
+from .series import keep_checkpoint
+from .settings import make_optimizer
 
 
 def prepare_run_directory(out: Path, *, resume: bool) -> None:
@@ -109,6 +111,8 @@ class Trainer:
             "core_step": 0,
             "core_samples": 0,
             "core_elapsed": 0.0,
+            # The checkpoint series (train.keep_checkpoints_every): samples of the next one.
+            "next_keep": 0,
         }
         self.best_state: dict | None = None
         self.accepted_state: dict | None = None
@@ -132,7 +136,7 @@ class Trainer:
         )
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
-        self.optimizer = torch.optim.Adam(self.model.trainable_parameters(), lr=lr)
+        self.optimizer = make_optimizer(self.model.trainable_parameters(), self.config.train)
         core = self.model.core
         self.core_optimizer = None if core is None else torch.optim.Adam(core.parameters(), lr=lr)
 
@@ -188,25 +192,9 @@ class Trainer:
     def save(self, name: str = LAST_CHECKPOINT) -> None:
         save_checkpoint(checkpoint_path(self.out, name), self.checkpoint_payload())
 
-    def restore(self, path: Path) -> None:
-        payload = load_checkpoint(path, map_location=self.device)
-        try:
-            self.model.load_state_dict(payload["model"])
-            self.optimizer.load_state_dict(payload["optimizer"])
-            self.annealer.load_state_dict(payload["annealer"])
-            self.state.update(payload["trainer"])
-            torch.set_rng_state(payload["torch_rng"].cpu())
-            self.best_state = payload.get("best_model")
-            self.accepted_state = payload.get("accepted_model")
-            if self.core_optimizer is not None:
-                self.core_optimizer.load_state_dict(payload["core_optimizer"])
-        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-            raise CheckpointError(
-                f"{path}: checkpoint does not fit this model ({exc})"[:300]
-            ) from None
-        self.model.set_density(self.annealer.density)
-        if self.model.core is not None and self.model.core.frozen:
-            self.model.core.freeze()
+    def keep(self, record: dict | None) -> None:
+        """Add the weights to the checkpoint series when due (``series.keep_checkpoint``)."""
+        keep_checkpoint(self.out, self.config, self.model, self.state, record)
 
     # -- the loop ------------------------------------------------------------------------
     def _log(self, record: dict) -> None:
@@ -322,6 +310,7 @@ class Trainer:
         last_checkpoint = time.monotonic()
         self.model.train()
         stopped_by = self._finished()
+        self.keep(None)  # the series' first checkpoint: the weights before any step
         batches = BatchPrefetcher(self.task, batch_size, enabled=t.prefetch)
         try:
             while stopped_by is None:
@@ -344,6 +333,7 @@ class Trainer:
                     s["elapsed"] = time.monotonic() - started
                     record["elapsed"] = round(s["elapsed"], 3)
                     self._log(record)
+                    self.keep(record)
                     progress.evaluated(record, accuracy_of(record, self.task), s["phase"])
                     if time.monotonic() - last_checkpoint >= checkpoint_every:
                         self.save()
@@ -436,7 +426,7 @@ def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool 
     if resume:
         config = load_saved_config(config_path(out))
         trainer = Trainer(config, out, progress=progress)
-        trainer.restore(checkpoint_path(out, LAST_CHECKPOINT))
+        restore_trainer(trainer, checkpoint_path(out, LAST_CHECKPOINT))
         trainer._truncate_log()
         return trainer.run()
     trainer = Trainer(config, out, progress=progress)  # fails before anything is written

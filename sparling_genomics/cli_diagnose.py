@@ -1,0 +1,30 @@
+"""The ``diagnose`` verb (registered on ``cli.main``): the topology of a run's representations
+across its checkpoint series. Kept out of ``cli.py`` only for length; as thin as the others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("run", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), help="Folder (default RUN/diagnostics).")
+@click.option("--layer", help="Point cloud: embedding, motifs, g, or a module's name "
+              "(default: the task's; modular addition: embedding, others: motifs).")  # fmt: skip
+@click.option("--max-points", default=1000, show_default=True, type=click.IntRange(min=4),
+              help="Points per cloud (a seeded subsample beyond).")  # fmt: skip
+@click.option("--sample", default=256, show_default=True, type=click.IntRange(min=1),
+              help="Val examples whose activations make a layer's cloud.")  # fmt: skip
+@click.option("--max-eval", default=4096, show_default=True, type=click.IntRange(min=1),
+              help="Examples per split scored at each checkpoint.")  # fmt: skip
+@click.option("--device", help="auto (default: the run's), cpu, cuda or cuda:N.")
+def diagnose(run, out, layer, max_points, sample, max_eval, device) -> None:
+    """Persistent homology, intrinsic dimension (and Fourier spectrum) of RUN's checkpoints."""
+    from .export.run_diagnostics import describe, diagnose_run
+
+    summary = diagnose_run(run, out, layer=layer, max_points=max_points, sample=sample,
+                           max_eval=max_eval, device=device)  # fmt: skip
+    click.echo(describe(summary))
+    click.echo(f"wrote {out or Path(run) / 'diagnostics'}")

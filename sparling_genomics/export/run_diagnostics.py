@@ -1,0 +1,310 @@
+"""Training diagnostics of a run (the ``diagnose`` verb): the topology and geometry of one of
+its representations at every checkpoint of its series, beside its accuracy.
+
+For each checkpoint in ``RUN/checkpoints/series/`` (kept when the run was trained with
+``train.keep_checkpoints_every``): the point cloud of the chosen layer -- the token embedding
+matrix (``embedding``), the motif layer ``h`` reads (``motifs``: for a sparse model only its
+active positions, one vector of channel values each), ``g``'s output (``g``), or any module
+by its name -- measured by ``evaluate/topology.py`` (H0/H1 persistence, TwoNN); for tasks on
+residues mod p, the Fourier spectrum of the token embedding; and the model's accuracy on the
+task's splits (train where the task offers it, val, test; at most ``max_eval`` examples
+each), with the trainer's log record of that step (loss, density).
+
+Writes ``OUT/`` (default ``RUN/diagnostics``): ``diagnostics.json`` (the time series, the
+events -- train fit, test jump, H1 rise -- and each measure's Spearman correlation with test
+accuracy), ``diagrams.h5`` (every checkpoint's persistence diagrams and spectrum) and the
+figures ``measures.png`` and ``persistence.png`` (``export/report_diagnostics.py``); each
+file atomically, ``diagnostics.json`` last, so the report never reads a half-written set.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+import torch
+from torch import nn
+
+from ..errors import CheckpointError, InputError
+from ..evaluate.evaluation import evaluate_model
+from ..evaluate.topology import fourier_spectrum, measure_cloud, top_frequencies
+from ..io import atomic_path, write_json_atomic
+from ..rundir import DIAGNOSTICS_SUMMARY, config_path, diagnostics_dir, series_checkpoints
+from ..tasks.registry import task_class
+from ..train.device import pick_device
+from ..train.run_config import load_saved_config
+from ..train.series import load_series_checkpoint
+from .report_diagnostics import measures_figure, persistence_figure
+
+#: Modules whose outputs put features last (others with 3+ axes: channels first, as g's).
+FEATURE_LAST = (nn.Linear, nn.LayerNorm, nn.Embedding, nn.TransformerEncoderLayer,
+                nn.MultiheadAttention, nn.GELU, nn.ReLU)  # fmt: skip
+MEASURES = ("h0_max", "h0_total", "h1_max", "h1_total", "twonn", "twonn_local",
+            "fourier_top5_share")  # fmt: skip
+FIT = 0.99  # train accuracy at which a run has fitted its training set
+
+
+class _Limited:
+    """A task whose ``eval_batches`` stop after ``limit`` examples (the rest delegated)."""
+
+    def __init__(self, task, limit: int) -> None:
+        self._task, self._limit = task, limit
+
+    def __getattr__(self, name):
+        return getattr(self._task, name)
+
+    def eval_batches(self, split: str, batch_size: int):
+        seen = 0
+        for batch in self._task.eval_batches(split, min(batch_size, self._limit)):
+            if seen >= self._limit:
+                return
+            seen += len(batch.x)
+            yield batch
+
+
+def embedding_module(model: nn.Module) -> nn.Embedding | None:
+    """The model's token embedding: ``g.embed`` where it is one, else its first embedding."""
+    embed = getattr(model.g, "embed", None)
+    if isinstance(embed, nn.Embedding):
+        return embed
+    return next((m for m in model.modules() if isinstance(m, nn.Embedding)), None)
+
+
+def layer_choices(model: nn.Module) -> list[str]:
+    """The names ``--layer`` accepts for ``model``."""
+    named = [n for n, _ in model.named_modules() if n and n != "g"]
+    return (["embedding"] if embedding_module(model) is not None else []) + ["motifs", "g"] + named
+
+
+def check_layer(model: nn.Module, layer: str, run: Path) -> None:
+    """An :class:`InputError` naming the choices when ``layer`` is not one of them."""
+    choices = layer_choices(model)
+    if layer not in choices:
+        shown = ", ".join(choices[:14]) + (", ..." if len(choices) > 14 else "")
+        raise InputError(f"{run}: --layer {layer!r} is not a layer of this model ({shown})")
+
+
+def _rows(t: torch.Tensor, channels_first: bool) -> np.ndarray:
+    """A layer output as (points, features): per example, or per position of a map."""
+    t = t.detach().float().cpu()
+    if t.ndim <= 1:
+        return t.reshape(-1, 1).numpy()
+    if t.ndim == 2:
+        return t.numpy()
+    if channels_first:
+        t = t.movedim(1, -1)
+    return t.reshape(-1, t.shape[-1]).numpy()
+
+
+@torch.no_grad()
+def point_cloud(model: nn.Module, layer: str, batches: list, device: torch.device) -> np.ndarray:
+    """The point cloud of ``layer`` on the fixed ``batches`` (the embedding: its rows)."""
+    if layer == "embedding":
+        return embedding_module(model).weight.detach().float().cpu().numpy()
+    outs = []
+    if layer in ("motifs", "g"):
+        for batch in batches:
+            x = batch.x.to(device)
+            out = model(x)["motifs"] if layer == "motifs" else model.g(x)
+            rows = _rows(out, channels_first=True)
+            if layer == "motifs" and model.density is not None:
+                rows = rows[(rows != 0).any(1)]  # a sparse layer: its active positions only
+            outs.append(rows)
+    else:
+        module = dict(model.named_modules())[layer]
+        caught: list[torch.Tensor] = []
+
+        def hook(_module, _inputs, output):
+            while isinstance(output, (tuple, list)):
+                output = output[0]
+            caught.append(output)
+
+        handle = module.register_forward_hook(hook)
+        try:
+            for batch in batches:
+                caught.clear()
+                model(batch.x.to(device))
+                outs += [_rows(t, not isinstance(module, FEATURE_LAST)) for t in caught]
+        finally:
+            handle.remove()
+    return np.concatenate(outs) if outs else np.zeros((0, 1))
+
+
+def accuracies(model, task, splits, *, max_eval: int, batch_size: int, device) -> dict:
+    """``{split: accuracy}`` of ``model`` on the first ``max_eval`` examples of each split."""
+    limited = _Limited(task, max_eval)
+    out = {}
+    for split in splits:
+        result = evaluate_model(model, limited, split, batch_size=batch_size, device=device,
+                                motif_metrics=False)  # fmt: skip
+        value = result.e2e.get(task.accuracy_metric)
+        out[split] = None if value is None else float(value)
+    return out
+
+
+def _first(steps, values, test) -> int | None:
+    return next((s for s, v in zip(steps, values) if v is not None and test(v)), None)
+
+
+def find_events(series: list[dict], accuracy: str) -> dict:
+    """Steps of the training events: the train set fitted (train accuracy >= 0.99), the test
+    jump (the first checkpoint at half the test accuracy's rise from its start to its best,
+    where it rose by at least 0.3), the H1 rise (the largest rise of H1 max from one
+    checkpoint to the next), and the mean H1 max before the jump and after generalising."""
+    steps = [r["step"] for r in series]
+    acc = [r["accuracy"].get(accuracy) for r in series]
+    fit = _first(steps, [r["accuracy"].get("train") for r in series], lambda v: v >= FIT)
+    known = [v for v in acc if v is not None]
+    jump = None
+    if known and max(known) - known[0] >= 0.3:
+        half = known[0] + (max(known) - known[0]) / 2
+        jump = _first(steps, acc, lambda v: v >= half)
+    h1 = [r.get("h1_max") for r in series]
+    rises = [(b - a, s) for a, b, s in zip(h1, h1[1:], steps[1:])
+             if a is not None and b is not None]  # fmt: skip
+    rise = max(rises)[1] if rises else None
+    before = [v for s, v in zip(steps, h1) if v is not None and jump is not None and s < jump]
+    top = max(known) if known else 0
+    after = [v for v, a in zip(h1, acc) if v is not None and a is not None and jump is not None
+             and a >= 0.9 * top]  # fmt: skip
+    return {
+        "accuracy_split": accuracy,
+        "train_fit_step": fit,
+        "test_jump_step": jump,
+        "h1_rise_step": rise,
+        "h1_max_before_jump": float(np.mean(before)) if before else None,
+        "h1_max_after_jump": float(np.mean(after)) if after else None,
+    }
+
+
+def correlations(series: list[dict], accuracy: str) -> dict:
+    """Spearman correlation of each measure with ``accuracy`` across the checkpoints."""
+    from scipy.stats import spearmanr
+
+    out = {}
+    for key in MEASURES + ("density",):
+        pairs = [(r.get(key), r["accuracy"].get(accuracy)) for r in series]
+        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+        if len(pairs) < 3 or len({a for a, _ in pairs}) < 2 or len({b for _, b in pairs}) < 2:
+            continue
+        rho, pvalue = spearmanr(*zip(*pairs))
+        out[key] = {"rho": float(rho), "p": float(pvalue), "n": len(pairs)}
+    return out
+
+
+def diagnose_run(
+    run: Path,
+    out: Path | None = None,
+    *,
+    layer: str | None = None,
+    max_points: int = 1000,
+    sample: int = 256,
+    max_eval: int = 4096,
+    device: str | None = None,
+    seed: int = 0,
+    log=None,
+) -> dict:
+    """Diagnose every series checkpoint of ``run`` (see the module docstring); returns the
+    ``diagnostics.json`` dict. ``sample``: examples of the val split whose activations make a
+    layer's point cloud; ``max_points``: the cloud's cap (a seeded subsample)."""
+    run = Path(run)
+    if not config_path(run).is_file():
+        raise InputError(f"{run}: not a run directory (no {config_path(run).name})")
+    config = load_saved_config(config_path(run))
+    task = task_class(config.task)(config, config.seed)
+    torch_device = pick_device(device or config.device)
+    model = task.build_model().to(torch_device)
+    layer = layer or task.diagnostic_layer
+    check_layer(model, layer, run)
+    paths = series_checkpoints(run)
+    if not paths:
+        raise InputError(f"{run}: no checkpoint series (checkpoints/series/ is empty); train "
+                         "with --set train.keep_checkpoints_every=SAMPLES to keep one")  # fmt: skip
+    out = Path(out) if out else diagnostics_dir(run)
+    splits = [s for s in ("train", "val", "test") if s in task.eval_splits]
+    accuracy = "test" if "test" in splits else splits[-1]
+    eval_batch = config.train.eval_batch_size
+    batches = [] if layer == "embedding" else list(
+        _Limited(task, sample).eval_batches("val", eval_batch))
+    series, diagrams, started = [], {}, time.monotonic()
+    for path in paths:
+        payload = load_series_checkpoint(path)
+        try:
+            model.load_state_dict(payload["model"])
+        except RuntimeError as exc:
+            raise CheckpointError(f"{path}: does not fit this run's model ({exc})"[:300]) from None
+        if payload.get("density") is not None:
+            model.set_density(payload["density"])
+        model.eval()
+        cloud = point_cloud(model, layer, batches, torch_device)
+        measures = measure_cloud(cloud, max_points=max_points, seed=seed)
+        record = payload.get("record") or {}
+        row = {
+            "step": int(payload["step"]),
+            "samples": int(payload["samples"]),
+            "phase": payload.get("phase"),
+            "density": payload.get("density"),
+            "loss": record.get("loss"),
+            "raw_points": int(len(cloud)),
+            **measures.as_dict(),
+            "accuracy": accuracies(model, task, splits, max_eval=max_eval,
+                                   batch_size=eval_batch, device=torch_device),  # fmt: skip
+        }
+        key = f"step-{row['step']:08d}"
+        diagrams[key] = dict(measures.diagrams)
+        if task.cyclic_tokens and embedding_module(model) is not None:
+            spectrum = fourier_spectrum(embedding_module(model).weight.detach().cpu().numpy())
+            top, share = top_frequencies(spectrum)
+            row.update(fourier_top5=top, fourier_top5_share=share)
+            diagrams[key]["spectrum"] = spectrum
+        series.append(row)
+        if log is not None:
+            log(f"step {row['step']}: {accuracy} {row['accuracy'][accuracy]}, "
+                f"H1 max {row['h1_max']}, TwoNN {row['twonn_local']}")  # fmt: skip
+    summary = {
+        "run": str(run),
+        "task": config.task,
+        "layer": layer,
+        "cyclic": bool(task.cyclic_tokens),
+        "settings": {"max_points": max_points, "sample": sample if batches else None,
+                     "max_eval": max_eval, "seed": seed},  # fmt: skip
+        "checkpoints": len(series),
+        "seconds": round(time.monotonic() - started, 1),
+        "events": find_events(series, accuracy),
+        "spearman": correlations(series, accuracy),
+        "series": series,
+        "files": ["diagnostics.json", "diagrams.h5", "measures.png", "persistence.png"],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "diagrams.h5") as tmp, h5py.File(tmp, "w") as h5:
+        h5.attrs["layer"] = layer
+        for key, arrays in diagrams.items():
+            for name, array in arrays.items():
+                h5.create_dataset(f"{key}/{name}", data=np.asarray(array, dtype=np.float64))
+    for name, png in (("measures.png", measures_figure(summary)),
+                      ("persistence.png", persistence_figure(summary, diagrams))):  # fmt: skip
+        if png is None:
+            summary["files"].remove(name)
+            (out / name).unlink(missing_ok=True)
+            continue
+        with atomic_path(out / name) as tmp:
+            tmp.write_bytes(png)
+    write_json_atomic(out / DIAGNOSTICS_SUMMARY, summary)
+    return summary
+
+
+def describe(summary: dict) -> str:
+    """A few lines for the terminal: checkpoints, events, the strongest correlations."""
+    e = summary["events"]
+    lines = [
+        f"{summary['checkpoints']} checkpoints of layer {summary['layer']} in "
+        f"{summary['seconds']} s",
+        f"train fit at step {e['train_fit_step']}, {e['accuracy_split']} jump at step "
+        f"{e['test_jump_step']}, largest H1 rise at step {e['h1_rise_step']}",
+    ]
+    for key, value in summary["spearman"].items():
+        lines.append(f"Spearman({key}, {e['accuracy_split']} accuracy) = {value['rho']:+.3f}")
+    return "\n".join(lines)
+
