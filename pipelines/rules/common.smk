@@ -76,6 +76,7 @@ class Run:
     jaspar: bool = False
     sets: dict = field(default_factory=dict)  # model folder -> `train --set` overrides
     runtime: dict = field(default_factory=dict)  # model folder -> minutes a cluster allows
+    diagnostics: int = 0  # keep the Sparling model's weights every N samples; diagnose them
 
     @property
     def path(self):
@@ -96,17 +97,22 @@ def _genome_run(name, run):
                        f"train.max_seconds={60 * minutes}",
                        f"train.threads={run['threads']}", *run["set"])  # fmt: skip
         runtime[model] = int(minutes) + 15
+    if run["diagnostics"]:
+        sets["sparling"] += (f"train.keep_checkpoints_every={run['diagnostics']}",)
     return Run(name=name, task=run["task"], genome=run["genome"], preset=run["preset"],
                seeds=tuple(run["seeds"]), threads=run["threads"],
                title=f"{name} on {run['genome']}, seed {{seed}}", baseline=run["baseline"],
-               scan=run["scan"], jaspar=True, sets=sets, runtime=runtime)  # fmt: skip
+               scan=run["scan"], jaspar=True, sets=sets, runtime=runtime,
+               diagnostics=run["diagnostics"])  # fmt: skip
 
 
 def _planted_run(planted):
     """The `planted:` target: the planted-motif task at its preset's settings (known truth)."""
+    every = planted["diagnostics"]
     return Run(name="planted", task="planted", genome=None, preset=planted["preset"],
                seeds=tuple(planted["seeds"]), threads=planted["threads"],
-               title="Planted motifs, seed {seed}")  # fmt: skip
+               title="Planted motifs, seed {seed}", diagnostics=every,
+               sets={"sparling": (f"train.keep_checkpoints_every={every}",)} if every else {})  # fmt: skip
 
 
 def _runs():
@@ -312,6 +318,8 @@ def report_inputs(wildcards):
         out["scan"] = fill(rules.scan.output.summary, wildcards)
     if run.baseline:
         out["baseline"] = fill(rules.train.output.metrics, wildcards, model="baseline")
+    if run.diagnostics:  # report reads RUN/diagnostics/ when it is there
+        out["diagnostics"] = fill(rules.diagnose.output.summary, wildcards)
     return out
 
 

@@ -1,6 +1,7 @@
 # A job's trained Sparling model -> motifs (PWM files, logos, JASPAR names, families) ->
 # genome-wide sites (runs with a genome and `scan`) -> one HTML report; a run with several
-# seeds also gets the seed stability of its families, shown in each seed's report.
+# seeds also gets the seed stability of its families, shown in each seed's report; a run with
+# `diagnostics: N` also gets its training diagnostics (`diagnose`), shown there too.
 
 
 rule export:
@@ -54,6 +55,29 @@ rule scan:
     shell:
         "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} "
         "--fasta {params.fasta} --out {params.out} > {log} 2>&1"
+
+
+rule diagnose:
+    """Training diagnostics (runs with `diagnostics: N`): the motif layer's topology at each
+    kept checkpoint, shown in the report."""
+    input:
+        metrics=lambda wc: fill(rules.train.output.metrics, wc, model="sparling"),
+    output:
+        summary=job_path("sparling", "diagnostics", "diagnostics.json"),
+    params:
+        sg=SG,
+        model=lambda wc, input: Path(input.metrics).parent,
+    log:
+        job_path("diagnose.log", root=LOGS),
+    benchmark:
+        job_path("diagnose.tsv", root=BENCHMARKS)
+    threads: 1
+    resources:
+        mem_mb=4000,
+    conda:
+        "../envs/sparling-genomics.yaml"
+    shell:
+        "OMP_NUM_THREADS={threads} {params.sg} diagnose {params.model} > {log} 2>&1"
 
 
 rule stability:

@@ -1,13 +1,13 @@
 """Topology and geometry of a point cloud: the measures of the training diagnostics.
 
 For one point cloud (the rows of an embedding matrix, or a layer's activation vectors on a
-fixed sample): Vietoris-Rips persistent homology in dimensions 0 and 1 (``ripser``), summed
-to the maximum and total persistence of each dimension; the intrinsic dimension by TwoNN
+fixed sample): Vietoris-Rips persistent homology in dimensions 0 and 1 (``ripser``), summed to
+the maximum and total persistence of each dimension; the intrinsic dimension by TwoNN
 (``scikit-dimension``'s global estimate, and the mean of the maximum-likelihood TwoNN estimates
-over each point's neighbourhood); and, for a matrix whose rows are the residues of a cyclic group, the
-share of its power at each discrete Fourier frequency (``numpy.fft``). Seed 004 (Tang et al.)
-reads these across a run's checkpoints: when a network groks modular addition, a long-lived
-H1 bar appears in its token embeddings, its local intrinsic dimension falls, and its
+over each point's neighbourhood); and, for a matrix whose rows are the residues of a cyclic
+group, the share of its power at each discrete Fourier frequency (``numpy.fft``). Seed 004
+(Tang et al.) reads these across a run's checkpoints: when a network groks modular addition, a
+long-lived H1 bar appears in its token embeddings, its local intrinsic dimension falls, and its
 embedding's power concentrates on a few frequencies.
 
 Clouds are centred and scaled to unit root-mean-square norm first, so measures of different

@@ -73,8 +73,12 @@ def measures_figure(summary: dict) -> bytes | None:
 
 
 def chosen_steps(summary: dict) -> list[int]:
-    """The checkpoints whose diagrams are drawn: first, test jump (else train fit), last."""
+    """The checkpoints whose diagrams are drawn: the nearest to each step the user asked for
+    (``diagnose --diagram-steps``), else the first, the test jump (else train fit), the last."""
     steps = [r["step"] for r in summary["series"]]
+    asked = summary["settings"].get("diagram_steps")
+    if asked:
+        return list(dict.fromkeys(min(steps, key=lambda s: abs(s - a)) for a in asked))
     e = summary["events"]
     middle = e.get("test_jump_step") or e.get("train_fit_step")
     picks = [steps[0]] + ([middle] if middle is not None else []) + [steps[-1]]

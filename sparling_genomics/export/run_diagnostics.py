@@ -204,6 +204,7 @@ def diagnose_run(
     max_eval: int = 4096,
     device: str | None = None,
     seed: int = 0,
+    diagram_steps: list[int] | None = None,
     log=None,
 ) -> dict:
     """Diagnose every series checkpoint of ``run`` (see the module docstring); returns the
@@ -269,7 +270,8 @@ def diagnose_run(
         "layer": layer,
         "cyclic": bool(task.cyclic_tokens),
         "settings": {"max_points": max_points, "sample": sample if batches else None,
-                     "max_eval": max_eval, "seed": seed},  # fmt: skip
+                     "max_eval": max_eval, "seed": seed,
+                     "diagram_steps": list(diagram_steps or [])},  # fmt: skip
         "checkpoints": len(series),
         "seconds": round(time.monotonic() - started, 1),
         "events": find_events(series, accuracy),

@@ -47,7 +47,7 @@ def finished(tmp_path_factory):
     order."""
     workdir = tmp_path_factory.mktemp("workflow")
     config = workdir / "tiny_planted.yaml"
-    planted = "planted: {enabled: true, preset: tiny, seeds: [0], threads: 1}\n"
+    planted = "planted: {enabled: true, preset: tiny, seeds: [0], threads: 1, diagnostics: 320}\n"
     text = TINY_CONFIG.read_text().replace(
         "genomes:\n", "genomes:\n  other:\n    reference: tiny\n    labels: [donor, acceptor]\n"
     )
@@ -126,8 +126,13 @@ def test_planted_target_runs_through_the_same_rules(finished):
     splicing = json.loads((_job(finished) / "sparling" / "motifs" / "motifs.json").read_text())
     assert splicing["jaspar"]["release"] == "JASPAR2026" != planted["jaspar_release"]
     assert splicing["reference_motifs"]["kind"] == "splicing"  # JASPAR only as decoys there
-    for rule in ("train_sparling", "export", "compare", "report"):
+    for rule in ("train_sparling", "export", "compare", "diagnose", "report"):
         assert (finished / "logs" / "planted" / "seed0" / f"{rule}.log").is_file(), rule
+    # `diagnostics: 320`: a checkpoint series, its diagnostics, and their report section.
+    diagnostics = json.loads((job / "sparling/diagnostics/diagnostics.json").read_text())
+    assert diagnostics["layer"] == "motifs" and diagnostics["checkpoints"] == 3
+    assert "Training diagnostics" in (job / "report.html").read_text()
+    assert not (_job(finished) / "sparling" / "diagnostics").exists()  # off by default
 
 
 def test_rerun_after_success_does_nothing(finished):
@@ -167,7 +172,7 @@ def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
         "genomes: {tiny: {reference: tiny}, tiny2: {reference: tiny, labels: [donor]}}\n"
         "runs: {a: {genome: tiny, preset: tiny, seeds: [0, 1]}, b: {genome: tiny2, "
         "preset: tiny, baseline: false, scan: false}}\n"
-        "planted: {enabled: true, preset: tiny, seeds: [3]}\n"
+        "planted: {enabled: true, preset: tiny, seeds: [3], diagnostics: 1000}\n"
     )
     result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", config)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -184,6 +189,7 @@ def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
     train = [c for c in planted if " train " in c]
     assert len(train) == 1 and "--task planted --preset tiny --seed 3" in train[0]
     assert "--dataset" not in train[0] and "--baseline" not in train[0]
+    assert "--set train.keep_checkpoints_every=1000" in train[0] and counts["diagnose"] == 1
     assert not any("--jaspar-release" in c for c in planted if " export " in c)
     assert all("--jaspar-release JASPAR2026" in c for c in commands
                if " export " in c and "results/planted/" not in c)  # fmt: skip
