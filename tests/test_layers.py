@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("evaluate",),
     ("train",),
     ("export",),
-    ("cli", "cli_audio", "cli_variants", "__main__"),
+    ("cli", "cli_audio", "cli_diagnose", "cli_variants", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

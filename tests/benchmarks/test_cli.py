@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import REPO
 
-BENCHMARKS = ("motif-export", "paper-domain", "pipeline", "planted", "scan", "scan-load",
-              "seeds", "sparse-layer", "splicing", "variants")  # fmt: skip
+BENCHMARKS = ("grokking", "motif-export", "paper-domain", "pipeline", "planted", "scan",
+              "scan-load", "seeds", "sparse-layer", "splicing", "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
@@ -47,6 +47,8 @@ def test_each_benchmark_keeps_its_options():
     assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
     assert options["variants"] == ["--benchmarks-md", "--compare", "--model", "--out",
                                    "--reference", "--spacing", "--variants"]  # fmt: skip
+    assert options["grokking"] == ["--benchmarks-md", "--max-points", "--out",
+                                   "--permutations", "--planted-seeds"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])
