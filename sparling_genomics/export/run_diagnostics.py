@@ -15,10 +15,14 @@ events -- train fit, test jump, H1 rise -- and each measure's Spearman correlati
 accuracy), ``diagrams.h5`` (every checkpoint's persistence diagrams and spectrum) and the
 figures ``measures.png`` and ``persistence.png`` (``export/report_diagnostics.py``); each
 file atomically, ``diagnostics.json`` last, so the report never reads a half-written set.
+Each checkpoint's row and diagrams are also kept in ``OUT/.checkpoints/`` as soon as they are
+computed, keyed by the settings and the checkpoint file: a killed ``diagnose`` loses no
+finished checkpoint, and one rerun while the run trains diagnoses only the new ones.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -44,6 +48,7 @@ FEATURE_LAST = (nn.Linear, nn.LayerNorm, nn.Embedding, nn.TransformerEncoderLaye
 MEASURES = ("h0_max", "h0_total", "h1_max", "h1_total", "twonn", "twonn_local",
             "fourier_top5_share")  # fmt: skip
 FIT = 0.99  # train accuracy at which a run has fitted its training set
+CACHE_DIR = ".checkpoints"  # OUT/.checkpoints/step-NNNNNNNN.npz: one diagnosed checkpoint
 
 
 class _Limited:
@@ -194,6 +199,64 @@ def correlations(series: list[dict], accuracy: str) -> dict:
     return out
 
 
+def _diagnose_checkpoint(path, model, task, layer, batches, splits, settings, device):
+    """(row, diagrams) of one series checkpoint: its cloud's measures and its accuracies."""
+    payload = load_series_checkpoint(path)
+    try:
+        model.load_state_dict(payload["model"])
+    except RuntimeError as exc:
+        raise CheckpointError(f"{path}: does not fit this run's model ({exc})"[:300]) from None
+    if payload.get("density") is not None:
+        model.set_density(payload["density"])
+    model.eval()
+    cloud = point_cloud(model, layer, batches, device)
+    measures = measure_cloud(cloud, max_points=settings["max_points"], seed=settings["seed"])
+    record = payload.get("record") or {}
+    row = {
+        "step": int(payload["step"]),
+        "samples": int(payload["samples"]),
+        "phase": payload.get("phase"),
+        "density": payload.get("density"),
+        "loss": record.get("loss"),
+        "raw_points": int(len(cloud)),
+        **measures.as_dict(),
+        "accuracy": accuracies(model, task, splits, max_eval=settings["max_eval"],
+                               batch_size=task.config.train.eval_batch_size, device=device),
+    }  # fmt: skip
+    diagrams = dict(measures.diagrams)
+    if task.cyclic_tokens and embedding_module(model) is not None:
+        spectrum = fourier_spectrum(embedding_module(model).weight.detach().cpu().numpy())
+        top, share = top_frequencies(spectrum)
+        row.update(fourier_top5=top, fourier_top5_share=share)
+        diagrams["spectrum"] = spectrum
+    return row, diagrams
+
+
+def _cache_key(path: Path, settings: dict) -> str:
+    stat = path.stat()
+    return json.dumps({**settings, "checkpoint": [stat.st_size, stat.st_mtime_ns]})
+
+
+def _cached(out: Path, path: Path, settings: dict) -> tuple[dict, dict] | None:
+    """A checkpoint diagnosed before with the same settings (``OUT/.checkpoints/``), so a
+    killed or repeated ``diagnose`` (e.g. while the run still trains) redoes only new ones."""
+    file = Path(out) / CACHE_DIR / f"{path.stem}.npz"
+    try:
+        with np.load(file, allow_pickle=False) as z:
+            if str(z["key"]) != _cache_key(path, settings):
+                return None
+            return json.loads(str(z["row"])), {k: z[k] for k in z.files if k not in ("key", "row")}
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _keep(out: Path, path: Path, settings: dict, row: dict, diagrams: dict) -> None:
+    file = Path(out) / CACHE_DIR / f"{path.stem}.npz"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(file) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, key=_cache_key(path, settings), row=json.dumps(row), **diagrams)
+
+
 def diagnose_run(
     run: Path,
     out: Path | None = None,
@@ -230,36 +293,15 @@ def diagnose_run(
     batches = [] if layer == "embedding" else list(
         _Limited(task, sample).eval_batches("val", eval_batch))
     series, diagrams, started = [], {}, time.monotonic()
+    settings = {"layer": layer, "max_points": max_points, "sample": sample,
+                "max_eval": max_eval, "seed": seed}  # fmt: skip
     for path in paths:
-        payload = load_series_checkpoint(path)
-        try:
-            model.load_state_dict(payload["model"])
-        except RuntimeError as exc:
-            raise CheckpointError(f"{path}: does not fit this run's model ({exc})"[:300]) from None
-        if payload.get("density") is not None:
-            model.set_density(payload["density"])
-        model.eval()
-        cloud = point_cloud(model, layer, batches, torch_device)
-        measures = measure_cloud(cloud, max_points=max_points, seed=seed)
-        record = payload.get("record") or {}
-        row = {
-            "step": int(payload["step"]),
-            "samples": int(payload["samples"]),
-            "phase": payload.get("phase"),
-            "density": payload.get("density"),
-            "loss": record.get("loss"),
-            "raw_points": int(len(cloud)),
-            **measures.as_dict(),
-            "accuracy": accuracies(model, task, splits, max_eval=max_eval,
-                                   batch_size=eval_batch, device=torch_device),  # fmt: skip
-        }
-        key = f"step-{row['step']:08d}"
-        diagrams[key] = dict(measures.diagrams)
-        if task.cyclic_tokens and embedding_module(model) is not None:
-            spectrum = fourier_spectrum(embedding_module(model).weight.detach().cpu().numpy())
-            top, share = top_frequencies(spectrum)
-            row.update(fourier_top5=top, fourier_top5_share=share)
-            diagrams[key]["spectrum"] = spectrum
+        found = _cached(out, path, settings)
+        if found is None:
+            found = _diagnose_checkpoint(path, model, task, layer, batches, splits,
+                                         settings, torch_device)  # fmt: skip
+            _keep(out, path, settings, *found)
+        row, diagrams[f"step-{found[0]['step']:08d}"] = found
         series.append(row)
         if log is not None:
             log(f"step {row['step']}: {accuracy} {row['accuracy'][accuracy]}, "

@@ -42,6 +42,24 @@ def test_diagnose_writes_a_time_series_diagrams_figures_and_a_report_section(mod
         report.read_text())
 
 
+def test_a_rerun_reuses_diagnosed_checkpoints_unless_the_settings_change(
+    modular_run, tmp_path, monkeypatch
+):
+    import sparling_genomics.export.run_diagnostics as rd
+
+    first = diagnose_run(modular_run, tmp_path / "d")
+    assert len(list((tmp_path / "d" / ".checkpoints").glob("step-*.npz"))) == 3
+
+    def boom(*args, **kwargs):
+        raise AssertionError("recomputed a cached checkpoint")
+
+    monkeypatch.setattr(rd, "_diagnose_checkpoint", boom)
+    again = diagnose_run(modular_run, tmp_path / "d")
+    assert again["series"] == first["series"] and again["events"] == first["events"]
+    with pytest.raises(AssertionError, match="recomputed"):
+        diagnose_run(modular_run, tmp_path / "d", max_points=5)  # other settings: recomputed
+
+
 def test_a_module_layer_reads_its_activations_on_the_fixed_sample(modular_run, tmp_path):
     summary = diagnose_run(modular_run, tmp_path / "d", layer="g.blocks.0", sample=20)
     # The first block's output: one point per token of each of 20 val pairs (2 per pair).
