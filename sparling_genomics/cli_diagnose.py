@@ -26,6 +26,7 @@ def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, devic
     """Persistent homology, intrinsic dimension (and Fourier spectrum) of RUN's checkpoints."""
     from .errors import InputError
     from .export.run_diagnostics import describe, diagnose_run
+    from .rundir import diagnostics_dir
 
     try:
         steps = [int(s) for s in diagram_steps.split(",")] if diagram_steps else None
@@ -34,4 +35,4 @@ def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, devic
     summary = diagnose_run(run, out, layer=layer, max_points=max_points, sample=sample,
                            max_eval=max_eval, device=device, diagram_steps=steps)  # fmt: skip
     click.echo(describe(summary))
-    click.echo(f"wrote {out or Path(run) / 'diagnostics'}")
+    click.echo(f"wrote {out or diagnostics_dir(run)}")

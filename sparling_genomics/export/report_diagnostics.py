@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..rundir import DIAGNOSTICS_SUMMARY
+from ..rundir import DIAGNOSTICS_SUMMARY, read_run_json
 from .figures import png_bytes
 from .logos import pyplot
 from .report_html import figure, fmt
@@ -114,13 +114,11 @@ def persistence_figure(summary: dict, diagrams: dict[str, dict]) -> bytes | None
 
 def diagnostics_section(folder: Path) -> list[str]:
     """The report's "Training diagnostics" section from ``folder`` (written by ``diagnose``);
-    a short note naming the verb when the folder holds none."""
+    none when the folder holds no ``diagnostics.json``."""
     path = Path(folder) / DIAGNOSTICS_SUMMARY
     if not path.is_file():
         return []
-    import json
-
-    summary = json.loads(path.read_text())
+    summary = read_run_json(path, "made by `sparling-genomics diagnose`")
     e = summary["events"]
     split = e["accuracy_split"]
     parts = [

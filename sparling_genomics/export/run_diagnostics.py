@@ -36,9 +36,7 @@ from ..evaluate.evaluation import evaluate_model
 from ..evaluate.topology import fourier_spectrum, measure_cloud, top_frequencies
 from ..io import atomic_path, write_json_atomic
 from ..rundir import DIAGNOSTICS_SUMMARY, config_path, diagnostics_dir, series_checkpoints
-from ..tasks.registry import task_class
-from ..train.device import pick_device
-from ..train.run_config import load_saved_config
+from ..train.loading import build_run
 from ..train.series import load_series_checkpoint
 from .report_diagnostics import measures_figure, persistence_figure
 
@@ -232,6 +230,10 @@ def _diagnose_checkpoint(path, model, task, layer, batches, splits, settings, de
     return row, diagrams
 
 
+def _cache_file(out: Path, path: Path) -> Path:
+    return Path(out) / CACHE_DIR / f"{path.stem}.npz"
+
+
 def _cache_key(path: Path, settings: dict) -> str:
     stat = path.stat()
     return json.dumps({**settings, "checkpoint": [stat.st_size, stat.st_mtime_ns]})
@@ -240,9 +242,8 @@ def _cache_key(path: Path, settings: dict) -> str:
 def _cached(out: Path, path: Path, settings: dict) -> tuple[dict, dict] | None:
     """A checkpoint diagnosed before with the same settings (``OUT/.checkpoints/``), so a
     killed or repeated ``diagnose`` (e.g. while the run still trains) redoes only new ones."""
-    file = Path(out) / CACHE_DIR / f"{path.stem}.npz"
     try:
-        with np.load(file, allow_pickle=False) as z:
+        with np.load(_cache_file(out, path), allow_pickle=False) as z:
             if str(z["key"]) != _cache_key(path, settings):
                 return None
             return json.loads(str(z["row"])), {k: z[k] for k in z.files if k not in ("key", "row")}
@@ -251,7 +252,7 @@ def _cached(out: Path, path: Path, settings: dict) -> tuple[dict, dict] | None:
 
 
 def _keep(out: Path, path: Path, settings: dict, row: dict, diagrams: dict) -> None:
-    file = Path(out) / CACHE_DIR / f"{path.stem}.npz"
+    file = _cache_file(out, path)
     file.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(file) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, key=_cache_key(path, settings), row=json.dumps(row), **diagrams)
@@ -276,10 +277,7 @@ def diagnose_run(
     run = Path(run)
     if not config_path(run).is_file():
         raise InputError(f"{run}: not a run directory (no {config_path(run).name})")
-    config = load_saved_config(config_path(run))
-    task = task_class(config.task)(config, config.seed)
-    torch_device = pick_device(device or config.device)
-    model = task.build_model().to(torch_device)
+    config, task, model, torch_device = build_run(run, device=device)
     layer = layer or task.diagnostic_layer
     check_layer(model, layer, run)
     paths = series_checkpoints(run)

@@ -15,6 +15,18 @@ from .device import pick_device
 from .run_config import load_saved_config
 
 
+def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None):
+    """(config, task, model on device, device) of the run directory ``run``, the model as its
+    saved config builds it, with fresh weights (a caller loads the checkpoint it wants)."""
+    config = load_saved_config(config_path(run))
+    config = task_class(config.task).trained_config(config, other_data=bool(overrides))
+    for override in overrides or []:
+        config = merge(config, override)
+    torch_device = pick_device(device or config.device)
+    task = task_class(config.task)(config, config.seed)
+    return config, task, task.build_model().to(torch_device), torch_device
+
+
 def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None):
     """(config, task, model on device, device) of the run directory ``run``.
 
@@ -22,13 +34,7 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     """
     run = Path(run)
     final = require_finished(run)
-    config = load_saved_config(config_path(run))
-    config = task_class(config.task).trained_config(config, other_data=bool(overrides))
-    for override in overrides or []:
-        config = merge(config, override)
-    torch_device = pick_device(device or config.device)
-    task = task_class(config.task)(config, config.seed)
-    model = task.build_model().to(torch_device)
+    config, task, model, torch_device = build_run(run, device=device, overrides=overrides)
     payload = load_checkpoint(final, map_location=torch_device)
     try:
         model.load_state_dict(payload["model"])
