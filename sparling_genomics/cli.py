@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .cli_audio import audio_check, audio_corpus
+from .cli_concepts import concepts
 from .cli_diagnose import diagnose
 from .cli_variants import variants
 from .errors import SparlingError
@@ -189,7 +190,8 @@ def dataset(
     type=click.Path(path_type=Path),
     help="Dataset (.h5) for the splicing task (same as --set data.dataset=PATH).",
 )
-@click.option("--baseline", is_flag=True, help="Train without the sparse layer (splicing).")
+@click.option("--baseline", is_flag=True,
+              help="Train without the sparse layer (the non-sparse baseline; splicing, planted).")
 @click.option("--resume", is_flag=True, help="Continue the killed run in --out.")
 @click.option(
     "--no-progress", is_flag=True,
@@ -427,7 +429,8 @@ def compare(run, baseline, out) -> None:
         click.echo(f"{key}: Sparling / baseline = {value:.3f}")
 
 
-for _verb in (variants, diagnose, audio_corpus, audio_check):  # verbs kept in modules of their own
+# Verbs kept in modules of their own.
+for _verb in (variants, diagnose, concepts, audio_corpus, audio_check):
     main.add_command(_verb)
 
 if __name__ == "__main__":  # pragma: no cover

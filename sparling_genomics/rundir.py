@@ -40,6 +40,8 @@ MOTIFS_MEME = "motifs.meme"
 FAMILIES_DIR = "families"  # RUN/motifs/families/: the motif families' files
 FAMILY_SITES = "sites.tsv.gz"  # the families' merged sites, in FAMILIES_DIR
 SCAN_SUMMARY = "scan.json"
+CONCEPTS_DIR = "concepts"  # RUN/concepts/: concepts extracted after training
+CONCEPTS_SUMMARY = "concepts.json"
 REPORT_NAME = "report.html"
 # Log fields that depend on the clock rather than on the computation.
 TIMING_FIELDS = ("elapsed",)
@@ -84,6 +86,11 @@ def diagnostics_dir(run: Path) -> Path:
 def report_path(run: Path) -> Path:
     """``RUN/report.html``: where ``report`` writes a run's page by default."""
     return Path(run) / REPORT_NAME
+
+
+def concepts_dir(run: Path) -> Path:
+    """``RUN/concepts``: where ``concepts`` writes a run's post-hoc concepts by default."""
+    return Path(run) / CONCEPTS_DIR
 
 
 def motifs_dir(run: Path) -> Path:

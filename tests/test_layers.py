@@ -30,10 +30,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("", "errors", "io", "config", "rundir"),
     ("genome", "sparsity", "models", "domains"),
     ("tasks",),
-    ("evaluate",),
+    ("evaluate", "concepts"),
     ("train",),
     ("export",),
-    ("cli", "cli_audio", "cli_diagnose", "cli_variants", "__main__"),
+    ("cli", "cli_audio", "cli_concepts", "cli_diagnose", "cli_variants", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

@@ -176,6 +176,7 @@ class PlantedModel:
     head_layers: int = bounded(2, min=1)
     head_recurrent: bool = False
     head_saturate: bool = True
+    sparse_layer: bool = True  # false: the non-sparse baseline (same network otherwise)
     sparse: SparseSettings = field(default_factory=SparseSettings)
 
 
@@ -359,8 +360,9 @@ class PlantedMotifsTask(Task):
         return mean_count / (len(self.motifs) * self.length)
 
     # -- model ---------------------------------------------------------------------------
-    def build_model(self, *, sparse: bool = True) -> SparlingModel:
+    def build_model(self, *, sparse: bool | None = None) -> SparlingModel:
         m = self.config.model
+        sparse = m.sparse_layer if sparse is None else sparse
         k = m.motif_channels or len(self.motifs)
         g = MotifModel1D(
             k,

@@ -1,0 +1,198 @@
+"""Block-sparse featurizers (seed 002): a concept is a block of ``b`` coordinates kept or
+dropped together, so one concept can carry a small manifold (a circle, a sphere, a torus)
+rather than one direction.
+
+- ``vanilla``: linear encoder and decoder; keep each row's ``k`` blocks of largest l2 norm.
+- ``grassmannian``: each decoder block has orthonormal rows (a point on the Stiefel manifold,
+  kept there by a QR retraction after every step); the encoder is tied,
+  ``z_i = gamma * D_i (x - b)``; the same top-k block projection.
+- ``group_lasso``: linear encoder, block soft-shrinkage ``z_i * relu(1 - theta_i / |z_i|)``
+  and an l2,1 penalty ``lambda * sum_i |z_i|``; a threshold offset shared by the blocks is
+  adapted during the fit so that about ``k`` blocks survive per row (the shrinkage sets the
+  support; no hard top-k).
+
+Grassmannian and Group-Lasso fits start from the blocks of a short vanilla fit (a third of
+the steps; orthonormalised for the Grassmannian): from a random or data start their own
+losses stall in poor optima (seed 002's synthetic test, 12 manifolds in 64-D, 24 blocks of 4:
+recovery R^2 0.19 and 0.21 from a data start, against 0.997 for vanilla).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .base import (
+    Autoencoder,
+    Concepts,
+    FitSettings,
+    Scaling,
+    check_activations,
+    data_init,
+    to_concepts,
+    train_autoencoder,
+)
+
+VARIANTS = ("vanilla", "grassmannian", "group_lasso")
+
+
+def keep_top_blocks(z: torch.Tensor, k: int) -> torch.Tensor:
+    """``z`` (n, blocks, b) with all but each row's ``k`` largest-norm blocks set to zero."""
+    norms = z.norm(dim=2)
+    keep = torch.zeros_like(norms).scatter(1, norms.topk(k, dim=1).indices, 1.0)
+    return z * keep.unsqueeze(2)
+
+
+def _block_init(x: torch.Tensor, blocks: int, b: int, g: torch.Generator) -> torch.Tensor:
+    """Blocks of data rows, each orthonormalised: ``(blocks, b, features)``."""
+    rows = data_init(x, blocks * b, g).reshape(blocks, b, -1)
+    q, _ = torch.linalg.qr(rows.transpose(1, 2))  # (blocks, features, min(b, features))
+    out = torch.zeros(blocks, b, x.shape[1])
+    out[:, : q.shape[2]] = q.transpose(1, 2)
+    return out
+
+
+class VanillaBSF(Autoencoder):
+    def __init__(self, init: torch.Tensor, k: int) -> None:
+        super().__init__()
+        blocks, b, features = init.shape
+        self.k = k
+        self.decoder = nn.Parameter(init.clone())
+        self.encoder = nn.Parameter(init.clone())
+        self.enc_bias = nn.Parameter(torch.zeros(blocks, b))
+        self.bias = nn.Parameter(torch.zeros(features))
+
+    def codes(self, x: torch.Tensor) -> torch.Tensor:
+        z = torch.einsum("nf,cbf->ncb", x - self.bias, self.encoder) + self.enc_bias
+        return keep_top_blocks(z, self.k)
+
+    def decode(self, z: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("ncb,cbf->nf", z, self.decoder) + self.bias
+
+    def dictionary(self) -> torch.Tensor:
+        return self.decoder
+
+    def after_step(self, z: torch.Tensor) -> None:
+        # A block's scale lives in its codes: unit Frobenius norm per block per row-sum.
+        norms = self.decoder.norm(dim=2, keepdim=True).clamp_min(1e-8)
+        self.decoder.div_(norms)
+
+
+class GrassmannianBSF(Autoencoder):
+    def __init__(self, init: torch.Tensor, k: int) -> None:
+        super().__init__()
+        self.k = k
+        self.decoder = nn.Parameter(init.clone())
+        self.log_gamma = nn.Parameter(torch.zeros(()))
+        self.bias = nn.Parameter(torch.zeros(init.shape[2]))
+
+    def codes(self, x: torch.Tensor) -> torch.Tensor:
+        z = self.log_gamma.exp() * torch.einsum("nf,cbf->ncb", x - self.bias, self.decoder)
+        return keep_top_blocks(z, self.k)
+
+    def decode(self, z: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("ncb,cbf->nf", z, self.decoder) + self.bias
+
+    def dictionary(self) -> torch.Tensor:
+        return self.decoder
+
+    def after_step(self, z: torch.Tensor) -> None:
+        # QR retraction back onto orthonormal rows (sign-fixed so a block does not flip).
+        q, r = torch.linalg.qr(self.decoder.transpose(1, 2))
+        signs = torch.sign(torch.diagonal(r, dim1=1, dim2=2)).clamp_min(0) * 2 - 1
+        self.decoder.copy_((q * signs.unsqueeze(1)).transpose(1, 2))
+
+
+class GroupLassoBSF(Autoencoder):
+    def __init__(self, init: torch.Tensor, k: int, *, lam: float = 1e-3, rate: float = 0.02):
+        super().__init__()
+        blocks, b, features = init.shape
+        self.k, self.rate, self.lam = k, rate, lam
+        self.decoder = nn.Parameter(init.clone())
+        self.encoder = nn.Parameter(init.clone())
+        self.enc_bias = nn.Parameter(torch.zeros(blocks, b))
+        self.raw_theta = nn.Parameter(torch.full((blocks,), -6.0), requires_grad=False)
+        self.bias = nn.Parameter(torch.zeros(features))
+        # A shared threshold offset, adapted so that about k blocks survive the shrinkage.
+        self.register_buffer("tau", torch.tensor(0.1))
+
+    def codes(self, x: torch.Tensor) -> torch.Tensor:
+        z = torch.einsum("nf,cbf->ncb", x - self.bias, self.encoder) + self.enc_bias
+        norms = z.norm(dim=2, keepdim=True).clamp_min(1e-8)
+        theta = (F.softplus(self.raw_theta) + self.tau).view(1, -1, 1)
+        return z * torch.relu(1.0 - theta / norms)
+
+    def decode(self, z: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("ncb,cbf->nf", z, self.decoder) + self.bias
+
+    def dictionary(self) -> torch.Tensor:
+        return self.decoder
+
+    def penalty(self, z: torch.Tensor) -> torch.Tensor:
+        return self.lam * z.norm(dim=2).sum(1).mean()
+
+    def after_step(self, z: torch.Tensor) -> None:
+        self.decoder.div_(self.decoder.norm(dim=2, keepdim=True).clamp_min(1e-8))
+        active = float((z.norm(dim=2) > 0).float().sum(1).mean())
+        self.tau.mul_(math.exp(self.rate * max(-1.0, min(1.0, (active - self.k) / self.k))))
+
+
+def fit_block_sparse(
+    x: np.ndarray,
+    variant: str,
+    concepts: int,
+    block: int,
+    k: int,
+    settings: FitSettings | None = None,
+    *,
+    where: str = "activations",
+) -> Concepts:
+    """A block-sparse featurizer (``variant`` in :data:`VARIANTS`) with ``concepts`` blocks of
+    ``block`` coordinates, about ``k`` active per row, fitted to ``x`` (n, d)."""
+    settings = settings or FitSettings()
+    check_activations(x, concepts, where, k=k)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown block-sparse variant {variant!r}")
+    scaling = Scaling.of(np.asarray(x, np.float64))
+    scaled = scaling.apply(x)
+    generator = torch.Generator().manual_seed(settings.seed)
+    torch.manual_seed(settings.seed)
+    init = _block_init(torch.from_numpy(scaled), concepts, block, generator)
+    cls = {"vanilla": VanillaBSF, "grassmannian": GrassmannianBSF,
+           "group_lasso": GroupLassoBSF}[variant]  # fmt: skip
+    info = {"concepts": concepts, "block": block, "k": k, "steps": settings.steps}
+    if variant != "vanilla":
+        warm = replace(settings, steps=max(1, settings.steps // 3))
+        start = VanillaBSF(init, k)
+        info["warm_start"] = {"vanilla_steps": warm.steps, **train_autoencoder(start, scaled, warm)}
+        with torch.no_grad():
+            init = start.decoder.detach().clone()
+            if variant == "grassmannian":
+                q, _ = torch.linalg.qr(init.transpose(1, 2))
+                init = torch.zeros_like(init)
+                init[:, : q.shape[2]] = q.transpose(1, 2)
+        settings = replace(settings, steps=settings.steps - warm.steps)
+    model = cls(init, k)
+    if variant == "group_lasso":
+        with torch.no_grad():
+            model.encoder.copy_(start.encoder)
+            model.enc_bias.copy_(start.enc_bias)
+            model.bias.copy_(start.bias)
+            # The offset starts at half the median (k+1)-th block norm and rises from there
+            # (a block shrunk to zero everywhere gets no gradient: starting high kills some).
+            sample = torch.from_numpy(scaled[:8192])
+            z = torch.einsum("nf,cbf->ncb", sample - model.bias, model.encoder) + model.enc_bias
+            cut = z.norm(dim=2).sort(1, descending=True).values[:, min(k, concepts - 1)]
+            model.tau.fill_(0.5 * float(cut.median()))
+        # Its blocks are the warm start's: restarting a shrunk-away block loses its manifold.
+        settings = replace(settings, resample_every=0)
+    elif variant == "grassmannian":
+        with torch.no_grad():
+            model.bias.copy_(start.bias)
+    info.update(train_autoencoder(model, scaled, settings))
+    return to_concepts(f"bsf_{variant}", model, scaling, info)
