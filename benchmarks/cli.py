@@ -92,6 +92,26 @@ def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) 
     click.echo(f"wrote {result}")
 
 
+@main.command("concepts")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
+@click.option("--parts", default="synthetic,planted,measures", show_default=True,
+              help="Comma-separated parts to run: synthetic, planted (or one set: "
+              "planted-default, planted-draw1, planted-draw2), measures; the section shows "
+              "every part on disk.")
+@_benchmarks_md_option
+def bench_concepts(out, parts, benchmarks_md) -> None:
+    """Concept extractors (SAE, BSFs, Deleuzian, TF-MoDISco) against Sparling's channels."""
+    from .concepts import PARTS, run_concepts_benchmark
+
+    chosen = [p.strip() for p in parts.split(",") if p.strip()]
+    sets = {f"planted-{name}" for name in ("default", "draw1", "draw2")}
+    unknown = [p for p in chosen if p not in PARTS and p not in sets]
+    if unknown:
+        raise click.BadParameter(f"unknown part(s) {', '.join(unknown)} (one of "
+                                 f"{', '.join(PARTS)})", param_hint="--parts")  # fmt: skip
+    click.echo(f"wrote {run_concepts_benchmark(out, chosen, benchmarks_md=benchmarks_md)}")
+
+
 @main.command("paper-domain")
 @click.option(
     "--task", required=True, type=click.Choice(["digit_circle", "latex_ocr", "audio_sequence"])

@@ -36,6 +36,7 @@ from ..io import safe_child, write_text_atomic
 from ..rundir import (
     MOTIFS_SUMMARY,
     SCAN_SUMMARY,
+    concepts_dir,
     diagnostics_dir,
     metrics_path,
     read_log,
@@ -44,6 +45,7 @@ from ..rundir import (
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from .figures import annealing_curve, motif_error_vs_density
+from .report_concepts import concepts_section
 from .report_diagnostics import diagnostics_section
 from .report_html import figure, fmt, logo_cell, meme_pwms
 from .report_sections import (
@@ -222,6 +224,7 @@ def build_report(
             )
         )
     parts += diagnostics_section(diagnostics_dir(run))
+    parts += concepts_section(concepts_dir(run))
     if summary is not None:
         parts += families_section(summary, motifs_dir)
         family_list = (summary.get("families") or {}).get("families") or []

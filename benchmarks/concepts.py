@@ -1,0 +1,330 @@
+"""Concepts found after training against Sparling's trained-in motifs (issue 21).
+
+``python -m benchmarks concepts --out bench_runs/concepts_i21 [--parts synthetic,planted,measures]``
+
+- ``synthetic`` (seed 002's test): 12 manifolds (4 circles, 4 spheres, 4 tori) embedded by
+  random orthonormal maps in 64-D, 3 active per row, 20,000 rows; recovery R^2 per manifold
+  (one concept's contribution against the manifold's) for the TopK SAE, the three
+  block-sparse featurizers (block and k by MDL, and at the true block 4 / k 3) and Deleuzian.
+- ``planted``: per motif set (the default set and two draws of 7 JASPAR plant motifs from
+  distinct families and classes, ``genome.jaspar.draw_motif_set`` seeds 1, 2), a Sparling run
+  and a non-sparse run of the same network (``model.sparse_layer=false``), both ``--preset
+  cpu`` seed 0, one torch thread, a 1,200 s cap; Sparling's channels exported (``export``),
+  the non-sparse run's ``hidden`` layer given to every extractor and to ISM + TF-MoDISco-lite
+  (``concepts``). Planted motifs recovered (best Tomtom match a planted motif at q < 0.01),
+  spurious motifs (exported motifs whose best match is no planted motif at q < 0.01), time.
+- ``measures`` (seed 004's): on the default set's test windows, probe loss (held-out
+  logistic probes from per-position concept activations -- max over the two strands -- to
+  each planted motif's presence at that position) and MPPC across 3 extractor seeds (the
+  concept activations of one seed against another's, on the same positions).
+
+Each part writes ``OUT/bench_concepts_<part>.json``; the BENCHMARKS.md section is rebuilt
+from the parts present."""
+
+from __future__ import annotations
+
+import json
+import time
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from sparling_genomics.concepts.base import FitSettings
+from sparling_genomics.concepts.extract import METHODS, extract
+from sparling_genomics.concepts.manifolds import superposition
+from sparling_genomics.concepts.measures import mppc, probe_loss, recovery_r2
+from sparling_genomics.evaluate.motif_recovery import planted_recovery
+from sparling_genomics.genome.jaspar import draw_motif_set
+from sparling_genomics.io import write_json_atomic
+from sparling_genomics.tasks.planted_motifs import PLANTED_MOTIFS
+from sparling_genomics.train.run_config import resolve_config
+
+from .report import machine_description, machine_line, pct, run_or_resume, update_section
+
+PARTS = ("synthetic", "planted", "measures")  # planted: every set; planted-<set>: one
+TRAIN_SECONDS = 1200.0
+STEPS = 2000
+DRAWS = {"draw1": 1, "draw2": 2}
+SEEDS = (0, 1, 2)
+PAPER_R2 = "BSF ~0.93-0.97, SAE ~0.53"
+
+
+def motif_sets() -> dict[str, list[str]]:
+    return {"default": list(PLANTED_MOTIFS),
+            **{name: draw_motif_set(7, seed=seed) for name, seed in DRAWS.items()}}  # fmt: skip
+
+
+def _config(motifs: list[str], sparse: bool):
+    overrides = [{"seed": 0}, {"train": {"threads": 1, "max_seconds": TRAIN_SECONDS}},
+                 {"data": {"motifs": motifs}}]  # fmt: skip
+    if not sparse:
+        overrides.append({"model": {"sparse_layer": False}})
+    return resolve_config("planted", "cpu", overrides=overrides)
+
+
+def trained_runs(out: Path, name: str, motifs: list[str]) -> dict[str, Path]:
+    """The set's Sparling and non-sparse runs (trained now unless finished earlier)."""
+    runs = {}
+    for kind, sparse in (("sparling", True), ("baseline", False)):
+        run = out / f"{name}_{kind}"
+        run_or_resume(run, _config(motifs, sparse))
+        runs[kind] = run
+    return runs
+
+
+# -- synthetic ------------------------------------------------------------------------------
+def synthetic_part() -> dict:
+    torch.set_num_threads(1)
+    data = superposition(20_000, dim=64, seed=0)
+    settings = FitSettings(steps=3000)
+    fits = {"sae": dict(concepts=48), "deleuzian": dict(concepts=24)}
+    for variant in ("vanilla", "grassmannian", "group_lasso"):
+        fits[f"bsf_{variant}"] = dict(concepts=24)
+        fits[f"bsf_{variant}@b4k3"] = dict(concepts=24, block=4, k=3)
+    rows = []
+    for label, kw in fits.items():
+        method = label.split("@")[0]
+        began = time.perf_counter()
+        c = extract(data.x, method, kw["concepts"], block=kw.get("block"), k=kw.get("k"),
+                    settings=settings)  # fmt: skip
+        r2 = recovery_r2(c, data.x, data.parts)
+        rows.append({
+            "method": label, "concepts": c.count, "block": c.block, "k": c.info.get("k"),
+            "chosen_by": "given" if "@" in label else ("MDL" if method != "deleuzian" else "-"),
+            "r2": [round(float(v), 4) for v in r2],
+            "r2_mean": round(float(r2.mean()), 4),
+            "r2_by_kind": {kind: round(float(np.mean([v for v, k in zip(r2, data.kinds)
+                                                      if k == kind])), 4)
+                           for kind in ("circle", "sphere", "torus")},
+            "fvu": c.info.get("fvu"),
+            "seconds": round(time.perf_counter() - began, 1),
+        })  # fmt: skip
+    return {"data": {"rows": 20_000, "dim": 64, "manifolds": data.kinds, "active": 3,
+                     "noise": 0.02}, "steps": settings.steps, "methods": rows}  # fmt: skip
+
+
+# -- planted --------------------------------------------------------------------------------
+def _judge(summary_motifs: list[dict], planted: list[str]) -> dict:
+    """Planted motifs recovered (a best Tomtom match at q < 0.01) and spurious motifs (the
+    exported ones that recover none)."""
+    per = planted_recovery({"motifs": summary_motifs}, planted)["per_motif"]
+    hits = {m for r in per.values() for m in r["by"]}
+    recovered = sorted(k for k, r in per.items() if r["recovered"])
+    return {"exported": len(summary_motifs), "recovered": recovered,
+            "recovered_count": len(recovered),
+            "spurious": len([m for m in summary_motifs if m["id"] not in hits])}  # fmt: skip
+
+
+def planted_part(out: Path, only: str | None = None) -> dict:
+    from sparling_genomics.export.run_concepts import (
+        ALL_METHODS,
+        ConceptSettings,
+        extract_run_concepts,
+    )
+    from sparling_genomics.export.run_motifs import export_run_motifs
+
+    torch.set_num_threads(1)
+    sets = {}
+    for name, motifs in motif_sets().items():
+        if only is not None and name != only:
+            continue
+        runs = trained_runs(out, name, motifs)
+        metrics = {k: json.loads((r / "metrics.json").read_text()) for k, r in runs.items()}
+        began = time.perf_counter()
+        exported = export_run_motifs(runs["sparling"])
+        sparling = _judge(exported["motifs"], motifs)
+        sparling["seconds"] = round(time.perf_counter() - began, 1)
+        settings = ConceptSettings(methods=ALL_METHODS, steps=STEPS, modisco_windows=500)
+        summary = extract_run_concepts(runs["baseline"], out / f"{name}_concepts",
+                                       settings=settings)  # fmt: skip
+        methods = {"sparling": sparling}
+        for method, entry in summary["methods"].items():
+            methods[method] = {**_judge(entry["motifs"], motifs), "seconds": entry["seconds"]}
+        sets[name] = {
+            "motifs": motifs,
+            "training": {k: {"exact_match": m["e2e"]["exact_match"],
+                             "seconds": m.get("wall_seconds"), "samples": m.get("samples_seen"),
+                             "stopped_by": m.get("stopped_by"), "density": m.get("density"),
+                             "true_density": m.get("true_density")}
+                         for k, m in metrics.items()},  # fmt: skip
+            "methods": methods,
+        }
+    return {"sets": sets, "steps": STEPS, "modisco_windows": 500, "train_seconds": TRAIN_SECONDS}
+
+
+# -- measures -------------------------------------------------------------------------------
+def _presence(task, windows: int, length: int, motifs: int) -> np.ndarray:
+    """(windows * length, motifs) bool: a planted site of motif m covers the position."""
+    labels = np.zeros((windows, length, motifs), bool)
+    w = 0
+    for batch in task.eval_batches("test", 500):
+        for cells in batch.cells:
+            if w >= windows:
+                break
+            for (span,), identity in cells:
+                labels[w, span.start : span.stop, identity] = True
+            w += 1
+    return labels.reshape(-1, motifs)
+
+
+def _per_position(values: np.ndarray, where: np.ndarray, windows: int, length: int) -> np.ndarray:
+    """Row values (rows, c) -> (windows * length, c), max over the strands."""
+    out = np.full((windows * length, values.shape[1]), -np.inf, np.float32)
+    idx = where[:, 0] * length + where[:, 1]
+    np.maximum.at(out, idx, values)
+    return np.where(np.isfinite(out), out, 0.0)
+
+
+def measures_part(out: Path, windows: int = 400) -> dict:
+    from sparling_genomics.export.concept_sites import dna_layer_rows
+    from sparling_genomics.train.loading import load_run
+
+    torch.set_num_threads(1)
+    motifs = list(PLANTED_MOTIFS)
+    runs = trained_runs(out, "default", motifs)
+    config, task, model, device = load_run(runs["baseline"])
+    length = config.data.length
+    layer = dna_layer_rows(model, task, "hidden", "test", offset=0, batch_size=500,
+                           device=device, max_rows=windows * length * 2)  # fmt: skip
+    keep = layer.where[:, 0] < windows
+    rows, where = layer.rows[keep], layer.where[keep]
+    labels = _presence(task, windows, length, len(motifs))
+    result = {"windows": windows, "positions": int(windows * length), "methods": {}}
+    result["methods"]["layer itself (32 features)"] = {
+        **probe_loss(_per_position(rows, where, windows, length), labels), "mppc": None}
+    count = len(motifs)
+    chosen: dict[str, tuple] = {}
+    for method in METHODS:
+        acts = []
+        for seed in SEEDS:
+            block, k = chosen.get(method, (None, None))
+            c = extract(rows, method, count, block=block, k=k,
+                        settings=FitSettings(steps=STEPS, seed=seed))  # fmt: skip
+            chosen.setdefault(method, (c.block if method != "sae" else None, c.info.get("k")))
+            acts.append(_per_position(c.activate(rows), where, windows, length))
+        pairs = [mppc(acts[a], acts[b]) for a, b in combinations(range(len(SEEDS)), 2)]
+        block, k = chosen[method]
+        result["methods"][method] = {**probe_loss(acts[0], labels), "block": block, "k": k,
+                                     "mppc": round(float(np.mean(pairs)), 4)}  # fmt: skip
+    _, stask, smodel, sdevice = load_run(runs["sparling"])
+    feats = []
+    for batch in stask.eval_batches("test", 500):
+        with torch.no_grad():
+            feats.append(smodel.motifs(batch.x.to(sdevice)).float().cpu().numpy())
+    m = np.concatenate(feats)[:windows]  # (windows, channels, length)
+    result["methods"]["sparling channels"] = {
+        **probe_loss(m.transpose(0, 2, 1).reshape(-1, m.shape[1]), labels),
+        "mppc": None}  # fmt: skip
+    return result
+
+
+# -- driver ---------------------------------------------------------------------------------
+def run_concepts_benchmark(out: Path, parts: list[str], *,
+                           benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for part in parts:
+        began = time.perf_counter()
+        if part.startswith("planted-"):
+            result = planted_part(out, part.removeprefix("planted-"))
+        else:
+            result = {"synthetic": synthetic_part, "planted": lambda: planted_part(out),
+                      "measures": lambda: measures_part(out)}[part]()  # fmt: skip
+        result.update(benchmark="concepts", part=part, machine=machine_description(),
+                      seconds=round(time.perf_counter() - began, 1))  # fmt: skip
+        write_json_atomic(out / f"bench_concepts_{part}.json", result)
+    found = {p: json.loads((out / f"bench_concepts_{p}.json").read_text())
+             for p in PARTS if (out / f"bench_concepts_{p}.json").exists()}  # fmt: skip
+    # Sets benchmarked one at a time (planted-<set>) join the planted part.
+    for path in sorted(out.glob("bench_concepts_planted-*.json")):
+        one = json.loads(path.read_text())
+        found.setdefault("planted", {**one, "sets": {}})["sets"].update(one["sets"])
+    update_section(benchmarks_md, "concepts", markdown(found, out))
+    return out
+
+
+# -- BENCHMARKS.md --------------------------------------------------------------------------
+LABELS = {"sparling": "Sparling's own channels", "modisco": "non-sparse + ISM + TF-MoDISco-lite",
+          "sae": "non-sparse + TopK SAE", "bsf_vanilla": "non-sparse + BSF vanilla",
+          "bsf_grassmannian": "non-sparse + BSF Grassmannian",
+          "bsf_group_lasso": "non-sparse + BSF Group-Lasso",
+          "deleuzian": "non-sparse + Deleuzian"}  # fmt: skip
+
+
+def _f(value, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def markdown(found: dict, out: Path) -> str:
+    machine = next(iter(found.values()))["machine"] if found else {}
+    lines = ["## Concepts after training vs Sparling's trained-in motifs (issue 21)", "",
+             f"`python -m benchmarks concepts --out {out}` (parts: "
+             f"{', '.join(found) or 'none yet'}); JSON: `{out}/bench_concepts_<part>.json`. "
+             f"{machine_line(machine) if machine else ''}"]  # fmt: skip
+    syn = found.get("synthetic")
+    if syn:
+        d = syn["data"]
+        lines += ["", "### Seed 002's synthetic test", "",
+                  f"{len(d['manifolds'])} manifolds (4 circles, 4 spheres, 4 flat tori) in "
+                  f"{d['dim']}-D, {d['active']} active per row, {d['rows']:,} rows, noise "
+                  f"{d['noise']}; {syn['steps']} Adam steps per fit. Recovery R^2 per manifold: "
+                  "the best single concept's contribution (its code times its block) against "
+                  f"the manifold's own (paper: {PAPER_R2}).", "",
+                  "| extractor | concepts x block | k | chosen by | R^2 mean | circles | "
+                  "spheres | tori | worst | FVU | seconds |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for r in syn["methods"]:
+            kinds = r["r2_by_kind"]
+            lines.append(f"| {r['method']} | {r['concepts']} x {r['block']} | {r['k'] or '-'} "
+                         f"| {r['chosen_by']} | {r['r2_mean']:.3f} | {kinds['circle']:.3f} "
+                         f"| {kinds['sphere']:.3f} | {kinds['torus']:.3f} | {min(r['r2']):.3f} "
+                         f"| {_f(r['fvu'])} | {r['seconds']:.0f} |")  # fmt: skip
+    planted = found.get("planted")
+    if planted:
+        lines += ["", "### Planted motifs, head to head", "",
+                  "Per motif set: a Sparling run and the same network without the sparse layer "
+                  "(`--preset cpu`, seed 0, one torch thread each, "
+                  f"{planted['train_seconds']:.0f} s cap); Sparling's channels exported by "
+                  "`export`; the non-sparse run's `hidden` "
+                  "layer (g's 32 last features, both strands) given to each extractor "
+                  f"(`concepts`, one concept per motif, {planted['steps']} steps, block and k "
+                  f"by MDL) and to saturation mutagenesis of its expected site count + "
+                  f"TF-MoDISco-lite ({planted['modisco_windows']} test windows). Recovered: "
+                  "planted motifs that are some exported motif's best Tomtom match (JASPAR "
+                  "2024 plants) at q < 0.01; spurious: exported motifs that recover none.",
+                  ""]  # fmt: skip
+        for name, entry in planted["sets"].items():
+            tr = entry["training"]
+            sp = tr["sparling"]
+            lines += [f"**{name}** ({len(entry['motifs'])} motifs: {', '.join(entry['motifs'])}). "
+                      f"Sparling: test exact match {pct(sp['exact_match'])}, "
+                      f"{sp['samples']:,} samples in {sp['seconds']:.0f} s "
+                      f"(stopped by {sp['stopped_by']}), final density "
+                      f"{_f(sp['density'], 5)} (true {_f(sp['true_density'], 5)}); "
+                      f"non-sparse: {pct(tr['baseline']['exact_match'])}, "
+                      f"{tr['baseline']['samples']:,} samples.", "",
+                      "| motifs from | recovered | spurious / exported | extraction s |",
+                      "|---|---|---|---|"]  # fmt: skip
+            for method, r in entry["methods"].items():
+                lines.append(f"| {LABELS.get(method, method)} | {r['recovered_count']} / "
+                             f"{len(entry['motifs'])} | {r['spurious']} / {r['exported']} "
+                             f"| {r['seconds']:.0f} |")  # fmt: skip
+            lines.append("")
+    meas = found.get("measures")
+    if meas:
+        lines += ["", "### Seed 004's measures (default set)", "",
+                  f"{meas['windows']} test windows ({meas['positions']:,} positions). Probe loss: "
+                  "mean held-out binary cross-entropy (nats) of one logistic probe per planted "
+                  "motif, from the per-position concept activations (max over strands) to the "
+                  "motif's presence at the position (lower is better). MPPC: mean over concepts "
+                  "of the best |Pearson r| with another extractor seed's concepts, averaged over "
+                  "the 3 seed pairs.", "",
+                  "| features | probe loss | MPPC (3 seeds) | block, k |",
+                  "|---|---|---|---|"]  # fmt: skip
+        for method, r in meas["methods"].items():
+            bk = f"{r.get('block') or '-'}, {r.get('k') or '-'}" if "block" in r else "-"
+            lines.append(f"| {LABELS.get(method, method)} | {_f(r['probe_loss'], 4)} "
+                         f"| {_f(r['mppc'])} | {bk} |")  # fmt: skip
+    return "\n".join(lines)
