@@ -21,7 +21,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from ..concepts.base import FitSettings
+from ..concepts.base import FitSettings, check_activations
 from ..concepts.extract import METHODS, extract
 from ..errors import ConfigError, InputError
 from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
@@ -198,6 +198,11 @@ def extract_run_concepts(
                "fit_rows": int(len(sample)), "features": int(rows.rows.shape[1]),
                "concepts": count, "settings": _settings_dict(settings),
                "reference_motifs": reference, "methods": {}}  # fmt: skip
+    if any(m != "modisco" for m in settings.methods):  # bad counts fail before any file
+        check_activations(sample, count, where, k=settings.k)
+        if settings.block is not None and settings.block > sample.shape[1]:
+            raise ConfigError(f"{where}: block size {settings.block} is larger than the "
+                              f"{sample.shape[1]} activation features")  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     for method in settings.methods:
         began = time.perf_counter()

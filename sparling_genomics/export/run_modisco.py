@@ -19,6 +19,7 @@ from torch import nn
 
 from ..genome.pwm import information_content, trim
 from ..io import write_text_atomic
+from .concept_sites import bed_line, sorted_bed
 from .formats import ExportedMotif, write_motif_files
 from .logos import write_logos
 from .naming import name_motifs, write_tomtom
@@ -94,8 +95,6 @@ def pattern_motifs(patterns: list, background: np.ndarray, *, trim_bits: float =
 def export_modisco(folder, x: np.ndarray, hyp: np.ndarray, background: np.ndarray, targets,
                    decoys, place) -> dict:  # fmt: skip
     """Patterns -> motifs, logos, tomtom.tsv, sites.bed in ``folder``; the method's entry."""
-    from .run_concepts import bed_line, sorted_bed
-
     positive, negative = modisco_patterns(x, hyp)
     motifs, sites = pattern_motifs(positive, background)
     naming = name_motifs(motifs, targets, decoys=decoys)

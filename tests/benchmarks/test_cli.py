@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import REPO
 
-BENCHMARKS = ("grokking", "motif-export", "paper-domain", "pipeline", "planted", "scan",
+BENCHMARKS = ("concepts", "grokking", "motif-export", "paper-domain", "pipeline", "planted", "scan",
               "scan-load", "seeds", "sparse-layer", "splicing", "variants")  # fmt: skip
 
 
@@ -49,6 +49,7 @@ def test_each_benchmark_keeps_its_options():
                                    "--reference", "--spacing", "--variants"]  # fmt: skip
     assert options["grokking"] == ["--benchmarks-md", "--max-points", "--out",
                                    "--permutations", "--planted-seeds"]  # fmt: skip
+    assert options["concepts"] == ["--benchmarks-md", "--out", "--parts"]
 
 
 @pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])
