@@ -40,17 +40,18 @@ class Concepts:
     """A fitted concept set.
 
     ``blocks``: the decoder, ``(concepts, block, features)`` (block 1 for one-direction
-    concepts); ``activate(x)``: per-concept activation ``(n, concepts)`` (a block's norm for
-    block concepts, never negative where the method's codes are not); ``codes(x)``: the
-    within-block coordinates ``(n, concepts, block)``; ``reconstruct(codes)`` -> scaled
+    concepts); ``codes(x)``: the within-block coordinates ``(n, concepts, block)``;
+    ``activate(x)``: per-concept activation ``(n, concepts)``, a block's norm (how strongly
+    the block is used), or for ``signed`` concepts (a direction with a positive side, e.g.
+    Deleuzian) the code itself; ``part(codes, c)``: concept c's share of the scaled
     activations. ``info``: the method's settings and fit figures (JSON-ready)."""
 
     method: str
     blocks: np.ndarray
     scaling: Scaling
     encode: Callable[[np.ndarray], np.ndarray]
-    decode_bias: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+    signed: bool = False
 
     @property
     def count(self) -> int:
@@ -64,7 +65,8 @@ class Concepts:
         return self.encode(self.scaling.apply(np.asarray(x, np.float32)))
 
     def activate(self, x: np.ndarray) -> np.ndarray:
-        return np.linalg.norm(self.codes(x), axis=2)
+        codes = self.codes(x)
+        return codes[:, :, 0] if self.signed else np.linalg.norm(codes, axis=2)
 
     def part(self, codes: np.ndarray, concept: int) -> np.ndarray:
         """One concept's contribution to the scaled activations: its code times its block."""

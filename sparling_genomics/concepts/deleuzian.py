@@ -89,7 +89,7 @@ def fit_deleuzian(
     info = {"concepts": concepts, "pairs": int(len(diffs)), "flipped": int(flip.sum()),
             "median_abs_skew": round(float(np.median(np.abs(skew))), 4)}  # fmt: skip
     return Concepts("deleuzian", directions[:, None, :].astype(np.float32), scaling, encode,
-                    info=info)  # fmt: skip
+                    info=info, signed=True)  # fmt: skip
 
 
 def raise_few(where: str, have: int, concepts: int) -> None:

@@ -15,7 +15,7 @@ last, atomically) sums up every method."""
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import h5py
@@ -67,7 +67,6 @@ class ConceptSettings:
     max_sites: int = 2000
     min_sites: int = 10
     trim_bits: float = 0.25
-    extra: dict = field(default_factory=dict)
 
 
 def is_dna_model(model) -> bool:

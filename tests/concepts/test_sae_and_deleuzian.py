@@ -57,3 +57,11 @@ def test_skewness_sign_and_weighted_kmeans_on_two_clusters():
     pts = np.concatenate([rng.normal(0, 0.1, (50, 2)), rng.normal(5, 0.1, (50, 2))])
     centres = weighted_kmeans(pts, np.ones(100), 2, rng)
     assert sorted(np.round(centres[:, 0]).tolist()) == [0.0, 5.0]
+
+
+def test_a_deleuzian_activation_is_the_signed_projection(atoms):
+    x = atoms[0]
+    concepts = fit_deleuzian(x, 4, pairs=1000, seed=0)
+    act = concepts.activate(x)
+    assert (act < 0).any()  # the concept's negative side is not a site
+    assert np.allclose(act, concepts.codes(x)[:, :, 0])
