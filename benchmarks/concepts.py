@@ -177,6 +177,17 @@ def _per_position(values: np.ndarray, where: np.ndarray, windows: int, length: i
     return np.where(np.isfinite(out), out, 0.0)
 
 
+def _pooled(per_position: np.ndarray, windows: int, length: int, half: int) -> np.ndarray:
+    """Per-position features max-pooled over +-``half`` positions of the same window: a
+    concept that fires once per site (at its peak) then covers the site's span, as the
+    presence labels do."""
+    from scipy.ndimage import maximum_filter1d
+
+    grid = per_position.reshape(windows, length, -1)
+    return maximum_filter1d(grid, size=2 * half + 1, axis=1, mode="nearest").reshape(
+        windows * length, -1)
+
+
 def measures_part(out: Path, windows: int = 400) -> dict:
     from sparling_genomics.export.concept_sites import dna_layer_rows
     from sparling_genomics.train.loading import load_run
@@ -191,9 +202,19 @@ def measures_part(out: Path, windows: int = 400) -> dict:
     keep = layer.where[:, 0] < windows
     rows, where = layer.rows[keep], layer.where[keep]
     labels = _presence(task, windows, length, len(motifs))
-    result = {"windows": windows, "positions": int(windows * length), "methods": {}}
+    half = int(model.g.receptive_field) // 2
+    result = {"windows": windows, "positions": int(windows * length), "pool": half,
+              "methods": {}}  # fmt: skip
+
+    def probe(features: np.ndarray) -> dict:
+        return probe_loss(_pooled(features, windows, length, half), labels)
+
+    rate = labels.mean(0)
+    base = -(rate * np.log(rate) + (1 - rate) * np.log(1 - rate))
+    result["methods"]["base rate (no features)"] = {"probe_loss": float(base.mean()),
+                                                    "mppc": None}  # fmt: skip
     result["methods"]["layer itself (32 features)"] = {
-        **probe_loss(_per_position(rows, where, windows, length), labels), "mppc": None}
+        **probe(_per_position(rows, where, windows, length)), "mppc": None}
     count = len(motifs)
     chosen: dict[str, tuple] = {}
     for method in METHODS:
@@ -206,7 +227,7 @@ def measures_part(out: Path, windows: int = 400) -> dict:
             acts.append(_per_position(c.activate(rows), where, windows, length))
         pairs = [mppc(acts[a], acts[b]) for a, b in combinations(range(len(SEEDS)), 2)]
         block, k = chosen[method]
-        result["methods"][method] = {**probe_loss(acts[0], labels), "block": block, "k": k,
+        result["methods"][method] = {**probe(acts[0]), "block": block, "k": k,
                                      "mppc": round(float(np.mean(pairs)), 4)}  # fmt: skip
     _, stask, smodel, sdevice = load_run(runs["sparling"])
     feats = []
@@ -215,8 +236,7 @@ def measures_part(out: Path, windows: int = 400) -> dict:
             feats.append(smodel.motifs(batch.x.to(sdevice)).float().cpu().numpy())
     m = np.concatenate(feats)[:windows]  # (windows, channels, length)
     result["methods"]["sparling channels"] = {
-        **probe_loss(m.transpose(0, 2, 1).reshape(-1, m.shape[1]), labels),
-        "mppc": None}  # fmt: skip
+        **probe(m.transpose(0, 2, 1).reshape(-1, m.shape[1])), "mppc": None}
     return result
 
 
@@ -317,8 +337,10 @@ def markdown(found: dict, out: Path) -> str:
         lines += ["", "### Seed 004's measures (default set)", "",
                   f"{meas['windows']} test windows ({meas['positions']:,} positions). Probe loss: "
                   "mean held-out binary cross-entropy (nats) of one logistic probe per planted "
-                  "motif, from the per-position concept activations (max over strands) to the "
-                  "motif's presence at the position (lower is better). MPPC: mean over concepts "
+                  "motif, from the concept activations (max over strands, then max over "
+                  f"+-{meas.get('pool', 0)} positions, g's half receptive field) to the motif's "
+                  "presence at the position (lower is better; the base rate is the loss of "
+                  "a constant prediction). MPPC: mean over concepts "
                   "of the best |Pearson r| with another extractor seed's concepts, averaged over "
                   "the 3 seed pairs.", "",
                   "| features | probe loss | MPPC (3 seeds) | block, k |",
