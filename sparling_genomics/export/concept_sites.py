@@ -17,9 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..genome.pwm import information_content
 from ..genome.sequence import reverse_complement_one_hot
 from .motifs import site_windows
-from .run_motifs import context_offset
+from .run_motifs import _match_dict, context_offset
 
 DNA_LAYERS = ("hidden", "g")
 
@@ -150,3 +151,13 @@ def bed_line(place, name: str, w: int, begin: int, width: int, strand: int, scor
 def sorted_bed(lines: list[str]) -> str:
     lines = sorted(lines, key=lambda s: (s.split("\t")[0], int(s.split("\t")[1])))
     return "".join(line + "\n" for line in lines)
+
+
+def motif_entry(m, naming: dict) -> dict:
+    """A concept motif's ``concepts.json`` entry (the fields ``motifs.json`` gives a
+    channel): sites, width, consensus, bits, best Tomtom match and name."""
+    return {"id": m.id, "channel": m.channel, "nsites": m.nsites, "width": m.width,
+            "consensus": m.consensus,
+            "bits": round(float(information_content(m.probs).sum()), 3),
+            "best_match": _match_dict(naming["best"].get(m.id)),
+            "name": naming["named"].get(m.id)}  # fmt: skip

@@ -25,7 +25,7 @@ from ..concepts.base import FitSettings, check_activations
 from ..concepts.extract import METHODS, extract
 from ..errors import ConfigError, InputError
 from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
-from ..genome.pwm import information_content, probability_matrix, trim
+from ..genome.pwm import probability_matrix, trim
 from ..io import atomic_path, write_json_atomic, write_text_atomic
 from ..rundir import CONCEPTS_SUMMARY, concepts_dir
 from ..train.loading import load_run
@@ -35,6 +35,7 @@ from .concept_sites import (
     bed_line,
     concept_sites,
     dna_layer_rows,
+    motif_entry,
     site_placer,
     sorted_bed,
     windows_of_sites,
@@ -44,7 +45,7 @@ from .logos import write_logos
 from .naming import name_motifs, write_tomtom
 from .reference_motifs import motif_file_targets, splicing_reference
 from .run_modisco import export_modisco, hypothetical_attributions
-from .run_motifs import _jaspar_targets, _match_dict, context_offset
+from .run_motifs import _jaspar_targets, context_offset
 
 #: The extractors, then the post-hoc genomics baseline (attributions + TF-MoDISco-lite).
 ALL_METHODS = (*METHODS, "modisco")
@@ -272,14 +273,9 @@ def _export_motifs(folder, rows, activation, method, model, task, split, setting
     write_text_atomic(folder / "sites.bed", sorted_bed(lines))
     files["sites"] = "sites.bed"
     return {
-        "motifs": [{
-            "id": m.id, "channel": m.channel, "nsites": m.nsites, "width": m.width,
-            "consensus": m.consensus,
-            "bits": round(float(information_content(m.probs).sum()), 3),
-            "best_match": _match_dict(naming["best"].get(m.id)),
-            "name": naming["named"].get(m.id),
-            **({"positions": placed[m.id]} if m.id in placed else {}),
-        } for m in motifs],  # fmt: skip
+        "motifs": [{**motif_entry(m, naming),
+                    **({"positions": placed[m.id]} if m.id in placed else {})}
+                   for m in motifs],  # fmt: skip
         "silent_concepts": silent,
         "shuffled_control": naming["control"],
         "files": files,

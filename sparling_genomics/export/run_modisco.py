@@ -17,13 +17,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..genome.pwm import information_content, trim
+from ..genome.pwm import trim
 from ..io import write_text_atomic
-from .concept_sites import bed_line, sorted_bed
+from .concept_sites import bed_line, motif_entry, sorted_bed
 from .formats import ExportedMotif, write_motif_files
 from .logos import write_logos
 from .naming import name_motifs, write_tomtom
-from .run_motifs import _match_dict
 
 
 class ExpectedSites(nn.Module):
@@ -116,13 +115,7 @@ def export_modisco(folder, x: np.ndarray, hyp: np.ndarray, background: np.ndarra
                  "windows": int(len(x))},  # fmt: skip
         "block": 1,
         "count": len(positive),
-        "motifs": [{
-            "id": m.id, "channel": m.channel, "nsites": m.nsites, "width": m.width,
-            "consensus": m.consensus,
-            "bits": round(float(information_content(m.probs).sum()), 3),
-            "best_match": _match_dict(naming["best"].get(m.id)),
-            "name": naming["named"].get(m.id),
-        } for m in motifs],  # fmt: skip
+        "motifs": [motif_entry(m, naming) for m in motifs],
         "silent_concepts": [],
         "shuffled_control": naming["control"],
         "files": files,
