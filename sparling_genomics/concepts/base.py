@@ -196,8 +196,14 @@ def _worst_rows(model: Autoencoder, batch: torch.Tensor, count: int, g: torch.Ge
     if len(rows) < count * b:
         rows = torch.cat([rows, torch.randn(count * b - len(rows), batch.shape[1], generator=g)])
     rows = rows + 0.01 * torch.randn(rows.shape, generator=g)
-    q, _ = torch.linalg.qr(rows.reshape(count, b, -1).transpose(1, 2))
-    out = torch.zeros(count, b, batch.shape[1])
+    return orthonormal_blocks(rows.reshape(count, b, -1))
+
+
+def orthonormal_blocks(blocks: torch.Tensor) -> torch.Tensor:
+    """``blocks`` (count, b, features) with each block's rows orthonormalised (QR); rows
+    beyond the feature count are zero."""
+    q, _ = torch.linalg.qr(blocks.transpose(1, 2))  # (count, features, min(b, features))
+    out = torch.zeros_like(blocks)
     out[:, : q.shape[2]] = q.transpose(1, 2)
     return out
 

@@ -34,6 +34,7 @@ from .base import (
     Scaling,
     check_activations,
     data_init,
+    orthonormal_blocks,
     to_concepts,
     train_autoencoder,
 )
@@ -50,11 +51,7 @@ def keep_top_blocks(z: torch.Tensor, k: int) -> torch.Tensor:
 
 def _block_init(x: torch.Tensor, blocks: int, b: int, g: torch.Generator) -> torch.Tensor:
     """Blocks of data rows, each orthonormalised: ``(blocks, b, features)``."""
-    rows = data_init(x, blocks * b, g).reshape(blocks, b, -1)
-    q, _ = torch.linalg.qr(rows.transpose(1, 2))  # (blocks, features, min(b, features))
-    out = torch.zeros(blocks, b, x.shape[1])
-    out[:, : q.shape[2]] = q.transpose(1, 2)
-    return out
+    return orthonormal_blocks(data_init(x, blocks * b, g).reshape(blocks, b, -1))
 
 
 class VanillaBSF(Autoencoder):
@@ -173,9 +170,7 @@ def fit_block_sparse(
         with torch.no_grad():
             init = start.decoder.detach().clone()
             if variant == "grassmannian":
-                q, _ = torch.linalg.qr(init.transpose(1, 2))
-                init = torch.zeros_like(init)
-                init[:, : q.shape[2]] = q.transpose(1, 2)
+                init = orthonormal_blocks(init)
         settings = replace(settings, steps=settings.steps - warm.steps)
     model = cls(init, k)
     if variant == "group_lasso":
