@@ -47,10 +47,13 @@ _benchmarks_md_option = click.option(
               help="Comma-separated seeds.")  # fmt: skip
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--ablations/--no-ablations", default=True, show_default=True)
+@click.option("--draws", default="", callback=lambda c, p, v: _parse_seeds(c, p, v) if v else [],
+              help="Comma-separated draws of a random JASPAR motif set (seed 0 each).")
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for every run.")
-def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
-    """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold)."""
+def bench_planted(out, seeds, preset, ablations, draws, benchmarks_md, sets) -> None:
+    """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold) and
+    random motif draws."""
     from .planted import run_planted_benchmark
 
     result = run_planted_benchmark(
@@ -58,6 +61,7 @@ def bench_planted(out, seeds, preset, ablations, benchmarks_md, sets) -> None:
         seeds,
         preset=preset,
         ablations=ablations,
+        draws=draws,
         benchmarks_md=benchmarks_md,
         overrides=_overrides(None, None, sets),
     )
@@ -110,6 +114,20 @@ def bench_concepts(out, parts, benchmarks_md) -> None:
         raise click.BadParameter(f"unknown part(s) {', '.join(unknown)} (one of "
                                  f"{', '.join(PARTS)})", param_hint="--parts")  # fmt: skip
     click.echo(f"wrote {run_concepts_benchmark(out, chosen, benchmarks_md=benchmarks_md)}")
+
+
+@main.command("identifiability")
+@click.option("--runs", "folders", multiple=True, required=True,
+              type=click.Path(path_type=Path, exists=True, file_okay=False),
+              help="A folder of benchmark runs (searched recursively); repeatable.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="The JSON file.")
+@_benchmarks_md_option
+def bench_identifiability(folders, out, benchmarks_md) -> None:
+    """The identifiability check's verdict on every finished run under the folders."""
+    from .identifiability import run_identifiability_benchmark
+
+    written = run_identifiability_benchmark(list(folders), out, benchmarks_md=benchmarks_md)
+    click.echo(f"wrote {written}")
 
 
 @main.command("paper-domain")

@@ -10,7 +10,12 @@ import re
 from pathlib import Path
 
 from sparling_genomics.io import write_json_atomic, write_text_atomic
-from sparling_genomics.rundir import LAST_CHECKPOINT, checkpoint_path, metrics_path
+from sparling_genomics.rundir import (
+    FINAL_CHECKPOINT,
+    LAST_CHECKPOINT,
+    checkpoint_path,
+    metrics_path,
+)
 
 HEADER = (
     "# Benchmarks\n\n"
@@ -21,16 +26,17 @@ HEADER = (
 
 def run_or_resume(out: Path, config: dict) -> dict:
     """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, not
-    retrained; a perturbation score from before the current rule is recomputed from the final
-    weights), resumed from its last checkpoint if it was killed, else trained now."""
-    from sparling_genomics.train.loading import perturbation_is_stale, rescore_perturbation
+    retrained; perturbation and identifiability blocks from before the current rules are
+    recomputed from the final weights where they are on disk), resumed from its last
+    checkpoint if it was killed, else trained now."""
+    from sparling_genomics.train.loading import metrics_are_stale, rescore_stale
     from sparling_genomics.train.trainer import train
 
     out = Path(out)
     if metrics_path(out).exists():
         metrics = json.loads(metrics_path(out).read_text())
-        if perturbation_is_stale(metrics):
-            metrics = rescore_perturbation(out, metrics)
+        if metrics_are_stale(metrics) and checkpoint_path(out, FINAL_CHECKPOINT).exists():
+            metrics = rescore_stale(out, metrics)
         return metrics
     if checkpoint_path(out, LAST_CHECKPOINT).exists():
         return train({}, out, resume=True, progress=False)

@@ -64,6 +64,7 @@ def test_train_tiny_end_to_end(cli, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "exact_match=" in result.stdout and (out / "metrics.json").is_file()
+    assert "identifiability: conditions" in result.stdout  # a tiny run: its verdict, a line
 
 
 def test_the_installed_cli_has_user_verbs_only(cli):

@@ -16,6 +16,7 @@ import torch
 
 from ..models.sparling import SparlingModel
 from ..tasks.base import Batch, Task
+from .identifiability import check_identifiability
 from .motif_metrics import MotifConfusion
 from .perturbation import perturbation_consistency
 from .sequence_metrics import edit_error, exact_match
@@ -39,6 +40,8 @@ class Evaluation:
     motif: dict | None = None
     #: Perturbation consistency (``evaluate.perturbation``), where asked for and swaps exist.
     perturbation: dict | None = None
+    #: The identifiability theorem's conditions and verdict (``evaluate.identifiability``).
+    identifiability: dict | None = None
 
     def to_json(self) -> dict:
         out: dict = {"e2e": self.e2e}
@@ -50,6 +53,8 @@ class Evaluation:
             out["motif"] = self.motif
         if self.perturbation is not None:
             out["perturbation"] = self.perturbation
+        if self.identifiability is not None:
+            out["identifiability"] = self.identifiability
         return out
 
 
@@ -178,12 +183,23 @@ def evaluate_model(
 
 
 def score_model(
-    model: SparlingModel, task: Task, split: str, *, batch_size: int, device: torch.device
+    model: SparlingModel,
+    task: Task,
+    split: str,
+    *,
+    batch_size: int,
+    device: torch.device,
+    annealing_complete: bool | None = None,
 ) -> Evaluation:
     """``model`` on ``split`` as a run's record has it: with perturbation consistency where
-    the task allows swaps (the trainer's final metrics, the ``evaluate`` verb and a rescore
-    all score this way)."""
-    return evaluate_model(
+    the task allows swaps, and the identifiability check (the trainer's final metrics, the
+    ``evaluate`` verb and a rescore all score this way)."""
+    result = evaluate_model(
         model, task, split, batch_size=batch_size, device=device,
         perturbation=bool(task.swappable_symbols()),
     )  # fmt: skip
+    result.identifiability = check_identifiability(
+        model, task, split, e2e=result.e2e, measured_density=result.measured_density,
+        batch_size=batch_size, device=device, annealing_complete=annealing_complete,
+    )  # fmt: skip
+    return result

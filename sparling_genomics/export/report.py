@@ -7,6 +7,7 @@ URL), so the file opens offline and can be mailed. Sections:
   non-sparse baseline's when one is given;
 * for tasks with truth (the planted task): FNE, FPE, CE and which true motif each channel
   found;
+* whether the identifiability theorem's conditions held (``evaluate.identifiability``);
 * the annealing curve and, where logged, the motif-error-against-density figure;
 * motif families (representative logo, members, merged sites, name) and, where the run's
   seeds were compared, which families recur in every seed;
@@ -51,6 +52,7 @@ from .report_html import figure, fmt, logo_cell, meme_pwms
 from .report_sections import (
     evaluations_section,
     families_section,
+    identifiability_section,
     positions_section,
     stability_section,
 )
@@ -211,6 +213,8 @@ def build_report(
             f"{'complete' if ann.get('complete') else 'not complete (budget ran out)'}; "
             f"final bar {fmt(ann.get('final_bar'), 3)}.</p>"
         )
+    if metrics.get("density") is not None or metrics.get("identifiability"):
+        parts += identifiability_section(metrics.get("identifiability"))
     parts += [
         "<h2>Training</h2>",
         figure(annealing_curve(records, metric), "annealing curve", "No evaluations logged."),

@@ -189,3 +189,57 @@ def evaluations_section(evaluations: list[dict]) -> list[str]:
         "<table><tr><th>dataset</th><th>split</th><th>end-to-end</th><th>per site class</th>"
         f"</tr>{''.join(rows)}</table>",
     ]
+
+
+def identifiability_section(block: dict | None) -> list[str]:
+    """Whether the identifiability theorem's conditions held (``evaluate.identifiability``):
+    the verdict, one row per condition, and each channel's alpha and density."""
+    parts = ["<h2>Identifiability</h2>"]
+    if not block:
+        return parts + [
+            "<p class=muted>Not checked: this run's metrics predate the check. "
+            "<code>sparling-genomics evaluate --model RUN</code> computes it.</p>"
+        ]
+    status = block.get("status")
+    colour = {"met": "named", "fails": "unnamed"}.get(status, "muted")
+    parts.append(f"<p><span class={colour}>{html.escape(str(block.get('verdict')))}</span></p>")
+    conditions = block.get("conditions")
+    if not conditions:
+        return parts
+    marks = {True: "met", False: "fails", None: "not checkable"}
+    den, e2e, nec = conditions["density"], conditions["end_to_end"], conditions["necessity"]
+    rows = [
+        ("locality", conditions["locality"]["met"],
+         f"receptive field {conditions['locality']['receptive_field']}"),
+        ("density = true density", den["met"],
+         f"measured {fmt(den['measured'], 3)}, true {fmt(den['true'], 3)}, ratio "
+         f"{fmt(den['ratio'], 3)} (allowed within {fmt(den['tolerance'], 3)}x); annealing "
+         + {True: "complete", False: "not complete", None: "&ndash;"}[den["annealing_complete"]]),
+        ("low end-to-end error", e2e["met"],
+         f"error {_percent(e2e['error'])} (at most {_percent(e2e['max_error'])})"),
+        ("motif necessity", nec["met"],
+         f"smallest alpha {fmt(nec['min_alpha'], 3)} over {nec['inputs']} inputs; never "
+         f"needed: {html.escape(', '.join(nec['unnecessary'])) or 'none'}"),
+    ]  # fmt: skip
+    body = "".join(
+        f"<tr><td>{name}</td><td>{marks[met]}</td><td>{detail}</td></tr>"
+        for name, met, detail in rows
+    )
+    parts.append(f"<table><tr><th>condition</th><th></th><th>figures</th></tr>{body}</table>")
+    parts.append(f"<p class=muted>{html.escape(block.get('assumed', ''))}.</p>")
+    channels = block.get("channels") or {}
+    alpha, density = channels.get("alpha") or {}, channels.get("density") or {}
+    if alpha:
+        cells = "".join(
+            f"<tr><td>{html.escape(c)}</td><td class=num>{fmt(a, 3)}</td>"
+            f"<td class=num>{fmt(density.get(c), 3)}</td></tr>"
+            for c, a in alpha.items()
+        )
+        parts.append(
+            "<p>Per channel: alpha = share of inputs whose output changes when the channel "
+            "is dropped; density = share of its positions that are active "
+            f"(dead: {html.escape(', '.join(channels.get('dead') or [])) or 'none'}; "
+            f"spread {fmt(channels.get('density_spread'), 3)}x).</p>"
+            f"<table><tr><th>channel</th><th>alpha</th><th>density</th></tr>{cells}</table>"
+        )
+    return parts

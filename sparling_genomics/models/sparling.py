@@ -71,6 +71,22 @@ class SparlingModel(nn.Module):
             return m
         return torch.cat([m, self._core_motifs(self.core(x))], 1)
 
+    def layer_and_residual(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The whole layer ``h`` reads (learned channels, then the core's) and what is added
+        to ``h``'s logits (the core's log-probabilities; None without a core): with
+        :meth:`read`, the forward pass in two halves, for tests that edit the layer."""
+        if self.core is None:
+            return self.motifs(x), None
+        z = self.g(x)
+        m = z if self.sparse is None else self.sparse(z)
+        s = self.core(x)
+        return torch.cat([m, self._core_motifs(s)], 1), self.core.log_probabilities(s)
+
+    def read(self, layer: torch.Tensor, residual: torch.Tensor | None = None) -> torch.Tensor:
+        """``h``'s logits from a (possibly edited) motif layer and the residual."""
+        logits = self.h(layer)
+        return logits if residual is None else logits + residual
+
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         if self.core is None:
             m = self.motifs(x)

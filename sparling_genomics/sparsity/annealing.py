@@ -10,10 +10,18 @@ would take the density below ``stop_density``: the final density is the smallest
 DigitCircle runs end at 0.5 * 0.75**32 = 5.0e-5 for a target of 4.49e-5). Stopping *below* the
 true motif density would leave fewer activations than motifs, so some motifs would be
 missed by construction.
+
+A deadline (``finish_by_samples`` N, 0: none) makes a run's schedule a matter of samples, not
+of how fast the machine is or how soon accuracy clears the bar: by ``s`` samples into an
+initialisation at least ``floor(K * s / N)`` of the K density steps have been taken; an
+evaluation that finds annealing behind takes one step whatever the bar (a *forced* step,
+counted apart). Algorithm 1 alone decides while it keeps ahead of that line; annealing is
+done by N samples (plus at most one evaluation interval per step still owed).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -33,6 +41,8 @@ class AnnealingSettings:
     multiplier: float = bounded(0.75, above=0, max=1)
     initial_bar: float = bounded(1.0, min=0, max=1)
     bar_decay_per_sample: float = bounded(5e-6, min=0)
+    # Samples by which annealing must be done (0: no deadline, Algorithm 1 alone).
+    finish_by_samples: int = bounded(0, min=0)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""
@@ -54,6 +64,7 @@ class AnnealingDecision:
     bar: float
     density_before: float
     density_after: float
+    forced: bool = False
 
     @property
     def tightened(self) -> bool:
@@ -73,6 +84,11 @@ class SparsityAnnealer:
     bar: float = field(default=-1.0)
     last_samples: int = 0
     steps: int = 0
+    finish_by_samples: int = 0
+    # Samples at which this initialisation started (the deadline counts from here) and the
+    # steps the deadline took.
+    origin: int = 0
+    forced_steps: int = 0
 
     def __post_init__(self) -> None:
         self.start_density = check_density(self.start_density)
@@ -86,6 +102,8 @@ class SparsityAnnealer:
             )
         if self.bar_decay_per_sample < 0:
             raise ConfigError("bar_decay_per_sample must not be negative")
+        if self.finish_by_samples < 0:
+            raise ConfigError("finish_by_samples must not be negative")
         if self.density < 0:
             self.density = self.start_density
         if self.bar < 0:
@@ -96,6 +114,22 @@ class SparsityAnnealer:
         """True once another step would take the density below the stop density."""
         return self.density * self.multiplier < self.stop_density
 
+    @property
+    def total_steps(self) -> int:
+        """Density steps from the start density until annealing is done."""
+        steps, density = 0, self.start_density
+        while density * self.multiplier >= self.stop_density:  # the rule of ``done``
+            density *= self.multiplier
+            steps += 1
+        return steps
+
+    def steps_due(self, samples: int) -> int:
+        """Steps the deadline asks for by ``samples`` (0 without a deadline)."""
+        if self.finish_by_samples <= 0:
+            return 0
+        share = min(1.0, max(0, samples - self.origin) / self.finish_by_samples)
+        return math.floor(self.total_steps * share + 1e-9)
+
     def update(self, samples: int, accuracy: float) -> AnnealingDecision:
         """Apply one evaluation at ``samples`` training samples seen with ``accuracy``."""
         if samples < self.last_samples:
@@ -104,11 +138,17 @@ class SparsityAnnealer:
         self.bar -= self.bar_decay_per_sample * (samples - self.last_samples)
         self.bar = min(max(self.bar, 0.0), 1.0)
         self.last_samples = samples
+        forced = False
         if not self.done and accuracy > self.bar:
             self.density = before * self.multiplier
             self.steps += 1
+        elif not self.done and self.steps < self.steps_due(samples):
+            self.density = before * self.multiplier
+            self.steps += 1
+            self.forced_steps += 1
+            forced = True
         self.bar = max(self.bar, accuracy)
-        return AnnealingDecision(samples, accuracy, self.bar, before, self.density)
+        return AnnealingDecision(samples, accuracy, self.bar, before, self.density, forced)
 
     def state_dict(self) -> dict:
         return asdict(self)

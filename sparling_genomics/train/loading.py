@@ -1,14 +1,16 @@
 """A finished run: load its saved config, task and model with the final weights; score it (the
-``evaluate`` verb); bring an older run's perturbation score up to the current rule."""
+``evaluate`` verb); bring an older run's perturbation and identifiability blocks up to the
+current rules."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..config import merge
 from ..errors import CheckpointError, ConfigError
 from ..evaluate.evaluation import score_model
-from ..rundir import config_path, require_finished, write_metrics
+from ..rundir import config_path, metrics_path, require_finished, write_metrics
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
@@ -58,7 +60,12 @@ def evaluate_run(
             f"--split {split}: the {config.task} task scores {', '.join(task.eval_splits)}"
         )
     batch_size = config.train.eval_batch_size
-    result = score_model(model, task, split, batch_size=batch_size, device=torch_device)
+    complete = None
+    if dataset is None and metrics_path(run).is_file():  # the run's own annealing record
+        complete = (json.loads(metrics_path(run).read_text()).get("annealing") or {}).get(
+            "complete")  # fmt: skip
+    result = score_model(model, task, split, batch_size=batch_size, device=torch_device,
+                         annealing_complete=complete)  # fmt: skip
     return {
         "run": str(run),
         "task": config.task,
@@ -69,25 +76,32 @@ def evaluate_run(
     }
 
 
-def perturbation_is_stale(metrics: dict) -> bool:
-    """Whether a run's ``metrics.json`` scored perturbation consistency under the rule before
-    2026-11-30 (only the cell's winning channel moved; no ``consistency_single_channel``)."""
+def metrics_are_stale(metrics: dict) -> bool:
+    """Whether a run's ``metrics.json`` predates a current rule: perturbation consistency
+    scored before 2026-11-30 (only the cell's winning channel moved; no
+    ``consistency_single_channel``), or no identifiability block (before 2026-12-02)."""
     block = metrics.get("perturbation")
-    return isinstance(block, dict) and "consistency_single_channel" not in block
+    old_perturbation = isinstance(block, dict) and "consistency_single_channel" not in block
+    return old_perturbation or "identifiability" not in metrics
 
 
-def rescore_perturbation(run: Path, metrics: dict) -> dict:
-    """``metrics`` with its test-split perturbation block recomputed from the run's final
-    weights under the current rule (``evaluate.perturbation``); written back atomically.
+def rescore_stale(run: Path, metrics: dict) -> dict:
+    """``metrics`` with its test-split perturbation and identifiability blocks recomputed
+    from the run's final weights under the current rules; written back atomically.
 
-    The picks are seeded as before, so ``consistency_single_channel`` reproduces the old
-    figure; the old block is kept under ``perturbation_before_rescore``."""
+    The perturbation picks are seeded as before, so ``consistency_single_channel``
+    reproduces an old figure; a replaced perturbation block is kept under
+    ``perturbation_before_rescore``."""
     config, task, model, torch_device = load_run(run)
     batch_size = config.train.eval_batch_size
-    result = score_model(model, task, "test", batch_size=batch_size, device=torch_device)
+    complete = (metrics.get("annealing") or {}).get("complete")
+    result = score_model(model, task, "test", batch_size=batch_size, device=torch_device,
+                         annealing_complete=complete)  # fmt: skip
     metrics = dict(metrics)
-    metrics["perturbation_before_rescore"] = metrics.get("perturbation")
+    old = metrics.get("perturbation")
+    if isinstance(old, dict) and "consistency_single_channel" not in old:
+        metrics["perturbation_before_rescore"] = old
     metrics["perturbation"] = result.perturbation
+    metrics["identifiability"] = result.identifiability
     write_metrics(run, metrics)
     return metrics
-

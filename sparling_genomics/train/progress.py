@@ -117,7 +117,8 @@ class Progress:
 
 def summary_line(metrics: dict) -> str:
     """The one line the ``train`` verb prints when a run ends: its test metrics (and motif
-    errors, density), samples seen and seconds, from the run's metrics."""
+    errors, density), samples seen and seconds, from the run's metrics; then whether the
+    wall-time cap stopped it and the identifiability verdict, a line each."""
     e2e = metrics["e2e"]
     parts = [f"{k}={v:.4f}" for k, v in e2e.items() if isinstance(v, float)]
     if metrics.get("motif"):
@@ -127,7 +128,11 @@ def summary_line(metrics: dict) -> str:
         parts.append(f"density={metrics['density']:.3g}")
     parts.append(f"samples={metrics['samples_seen']}")
     parts.append(f"seconds={metrics['wall_seconds']:.0f}")
-    return " ".join(parts)
+    line = " ".join(parts)
+    if metrics.get("stopped_by") == "max_seconds":
+        line += "\nstopped by the wall-time cap (train.max_seconds) before the schedule ended"
+    verdict = (metrics.get("identifiability") or {}).get("verdict")
+    return line + (f"\nidentifiability: {verdict}" if verdict else "")
 
 
 def _is_terminal(stream: TextIO) -> bool:

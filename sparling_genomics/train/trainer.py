@@ -133,6 +133,7 @@ class Trainer:
             multiplier=a.multiplier,
             initial_bar=a.initial_bar,
             bar_decay_per_sample=a.bar_decay_per_sample,
+            finish_by_samples=a.finish_by_samples if self.annealing else 0,
         )
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
@@ -172,6 +173,7 @@ class Trainer:
             self.model.core.load_state_dict(core_state)
             self.model.core.freeze()
         self.annealer.last_samples = s["samples"]  # the bar falls from now on
+        self.annealer.origin = s["samples"]  # and the deadline counts from now
         self.accepted_state = None
 
     # -- checkpoints ---------------------------------------------------------------------
@@ -245,10 +247,13 @@ class Trainer:
             decision = self.annealer.update(s["samples"], accuracy)
             record["bar"] = decision.bar
             record["tightened"] = decision.tightened
-            if decision.tightened:
+            if decision.forced:
+                record["forced"] = True
+            if decision.tightened and not decision.forced:
                 # The weights that cleared the bar, at the density they cleared it with:
                 # what a run stopped by its budget before annealing ends returns.
                 self.accepted_state = _snapshot(self.model)
+            if decision.tightened:
                 self.model.set_density(self.annealer.density)
             if self.annealer.done:
                 s["phase"] = "final"
@@ -360,7 +365,7 @@ class Trainer:
         torch.set_num_threads(self.eval_threads)
         result = score_model(
             self.model, self.task, "test", batch_size=self.config.train.eval_batch_size,
-            device=self.device,
+            device=self.device, annealing_complete=self.annealer.done if self.annealing else None,
         )
         true_density = self.task.true_density()
         density = self.model.density
@@ -383,10 +388,13 @@ class Trainer:
                 "enabled": self.annealing,
                 "complete": self.annealer.done,
                 "steps": self.annealer.steps,
+                "forced_steps": self.annealer.forced_steps,
+                "finish_by_samples": self.annealer.finish_by_samples,
                 "final_bar": self.annealer.bar,
                 "stop_density": self.annealer.stop_density,
             },
             "stopped_by": stopped_by,
+            "identifiability": result.identifiability,
             "device": str(self.device),
             "test_samples": result.samples,
         }

@@ -8,8 +8,9 @@ import pytest
 
 from tests.conftest import REPO
 
-BENCHMARKS = ("concepts", "grokking", "motif-export", "paper-domain", "pipeline", "planted", "scan",
-              "scan-load", "seeds", "sparse-layer", "splicing", "variants")  # fmt: skip
+BENCHMARKS = ("concepts", "grokking", "identifiability", "motif-export", "paper-domain",
+              "pipeline", "planted", "scan", "scan-load", "seeds", "sparse-layer", "splicing",
+              "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
@@ -32,8 +33,8 @@ def test_each_benchmark_keeps_its_options():
 
     options = {name: sorted(o for p in cmd.params for o in p.opts)
                for name, cmd in main.commands.items()}  # fmt: skip
-    assert options["planted"] == ["--ablations", "--benchmarks-md", "--out", "--preset",
-                                  "--seeds", "--set"]  # fmt: skip
+    assert options["planted"] == ["--ablations", "--benchmarks-md", "--draws", "--out",
+                                  "--preset", "--seeds", "--set"]  # fmt: skip
     assert options["paper-domain"] == ["--benchmarks-md", "--out", "--preset", "--seeds",
                                        "--set", "--task"]  # fmt: skip
     assert options["splicing"] == ["--benchmarks-md", "--out", "--preset", "--reference",
@@ -50,6 +51,7 @@ def test_each_benchmark_keeps_its_options():
     assert options["grokking"] == ["--benchmarks-md", "--max-points", "--out",
                                    "--permutations", "--planted-seeds"]  # fmt: skip
     assert options["concepts"] == ["--benchmarks-md", "--out", "--parts"]
+    assert options["identifiability"] == ["--benchmarks-md", "--out", "--runs"]
 
 
 @pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])

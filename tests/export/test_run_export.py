@@ -1,5 +1,6 @@
 """`export`, `scan` and `report` on a tiny planted run: files, names, tracks, report."""
 
+import html
 import json
 import re
 
@@ -96,6 +97,9 @@ def test_report_is_self_contained_and_names_every_motif(planted_tiny):
     assert "http://" not in text and "https://" not in text
     assert "Motif errors against density" in text or "motif errors against density" in text
     assert "Genome scan" in text
+    # The identifiability verdict, as the run's metrics hold it.
+    verdict = json.loads((planted_tiny.run / "metrics.json").read_text())["identifiability"]
+    assert "<h2>Identifiability</h2>" in text and html.escape(verdict["verdict"]) in text
 
 
 def test_missing_checkpoint_is_one_line_error(cli, tmp_path):

@@ -68,3 +68,46 @@ def test_samples_must_not_go_backwards():
 def test_bad_schedules_are_refused(kwargs):
     with pytest.raises(ConfigError):
         SparsityAnnealer(**kwargs)
+
+
+def test_total_steps_follow_the_done_rule():
+    for start, stop, m in [(0.5, 0.1, 0.5), (0.5, 0.125, 0.5), (0.5, 0.00208, 0.75),
+                           (0.02, 0.00208, 0.75), (0.5, 0.5, 0.75)]:  # fmt: skip
+        a = SparsityAnnealer(start_density=start, stop_density=stop, multiplier=m,
+                             bar_decay_per_sample=0.0)  # fmt: skip
+        steps = 0
+        while not a.done:
+            a.update(a.last_samples + 1, 2.0)  # accuracy above any bar: a step each time
+            steps += 1
+        assert a.total_steps == steps
+
+
+def test_a_deadline_forces_the_steps_algorithm_one_does_not_take():
+    """Accuracy never clears the bar: without a deadline the density never moves; with
+    finish_by_samples 1000 the K = 4 steps are taken on the line floor(K s / 1000), one per
+    evaluation, and annealing is done at 1000 samples."""
+    kwargs = {"start_density": 0.5, "stop_density": 0.03, "multiplier": 0.5,
+              "bar_decay_per_sample": 0.0}  # fmt: skip
+    stuck = SparsityAnnealer(**kwargs)
+    free = SparsityAnnealer(**kwargs, finish_by_samples=1000)
+    assert free.total_steps == 4  # 0.5 -> 0.25 -> 0.125 -> 0.0625 -> 0.03125 (0.0156 < 0.03)
+    forced_at = []
+    for samples in range(100, 1101, 100):
+        stuck.update(samples, 0.0)
+        if free.update(samples, 0.0).forced:
+            forced_at.append(samples)
+    assert stuck.steps == 0 and stuck.density == 0.5
+    assert forced_at == [300, 500, 800, 1000] and free.done
+    assert free.forced_steps == free.steps == 4 and free.density == pytest.approx(0.03125)
+
+
+def test_the_deadline_leaves_algorithm_one_alone_while_it_is_ahead():
+    a = SparsityAnnealer(start_density=0.5, stop_density=0.03, multiplier=0.5,
+                         bar_decay_per_sample=0.0, finish_by_samples=1000)  # fmt: skip
+    for samples in (50, 100, 150):
+        d = a.update(samples, 2.0)  # clears the bar: Algorithm 1's step
+        assert d.tightened and not d.forced
+    assert a.steps == 3 and a.forced_steps == 0
+    # A new initialisation (plateau restart) counts the deadline from its own start.
+    a.origin = 150
+    assert a.steps_due(150 + 500) == 2 and a.steps_due(400) == 1

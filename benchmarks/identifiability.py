@@ -1,0 +1,124 @@
+"""The identifiability check over benchmark runs (issue 24): every run directory under the
+given folders, its verdict, the conditions that fail and the figures behind them.
+
+A run trained since the check landed carries the block in its ``metrics.json``; an older run
+is rescored from its final weights where they are on disk (``train.loading.rescore_stale``)
+and listed as not checked where they are not (benchmarks keep their metrics in git, not
+their weights). Nothing is retrained.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from sparling_genomics.rundir import FINAL_CHECKPOINT, checkpoint_path, metrics_path
+
+from .report import machine_description, machine_line, pct, publish
+
+
+def run_dirs(folders: list[Path]) -> list[Path]:
+    """Finished runs (a ``metrics.json`` beside a ``config.yaml``) under ``folders``, sorted."""
+    found = set()
+    for folder in folders:
+        for path in Path(folder).rglob("metrics.json"):
+            if (path.parent / "config.yaml").is_file():
+                found.add(path.parent)
+    return sorted(found)
+
+
+def check_run(run: Path) -> dict:
+    """One row: the run's verdict (rescored from its final weights when its metrics predate
+    the check), or ``checked: False`` where they predate it and the weights are gone."""
+    from sparling_genomics.train.loading import rescore_stale
+
+    metrics = json.loads(metrics_path(run).read_text())
+    seconds = None
+    if "identifiability" not in metrics and checkpoint_path(run, FINAL_CHECKPOINT).is_file():
+        started = time.monotonic()
+        metrics = rescore_stale(run, metrics)
+        seconds = round(time.monotonic() - started, 1)
+    block = metrics.get("identifiability")
+    row = {"run": str(run), "task": metrics.get("task"), "seed": metrics.get("seed"),
+           "checked": block is not None, "rescore_seconds": seconds}  # fmt: skip
+    if block is None:
+        return row
+    conditions = block.get("conditions") or {}
+    nec = conditions.get("necessity") or {}
+    channels = block.get("channels") or {}
+    return {
+        **row,
+        "status": block["status"],
+        "verdict": block["verdict"],
+        "density_ratio": (conditions.get("density") or {}).get("ratio"),
+        "error": (conditions.get("end_to_end") or {}).get("error"),
+        "min_alpha": nec.get("min_alpha"),
+        "unnecessary": nec.get("unnecessary"),
+        "dead": channels.get("dead"),
+        "density_spread": channels.get("density_spread"),
+    }
+
+
+def run_identifiability_benchmark(
+    folders: list[Path], out: Path, *, benchmarks_md: Path = Path("BENCHMARKS.md")
+) -> Path:
+    """Check every run under ``folders``; write ``out`` (JSON) and the BENCHMARKS.md section."""
+    rows = [check_run(run) for run in run_dirs(folders)]
+    result = {
+        "benchmark": "identifiability",
+        "folders": [str(f) for f in folders],
+        "machine": machine_description(),
+        "runs": rows,
+        "counts": {status: sum(r.get("status") == status for r in rows)
+                   for status in ("met", "fails", "unknown", "not_applicable")}
+        | {"not_checked": sum(not r["checked"] for r in rows)},  # fmt: skip
+    }
+    return publish(result, Path(out), benchmarks_md, "identifiability",
+                   _markdown(result, folders, Path(out)))  # fmt: skip
+
+
+def _fmt(value, spec: str = ".2f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _markdown(result: dict, folders: list[Path], out: Path) -> str:
+    counts = result["counts"]
+    lines = [
+        "## Identifiability of the benchmark runs (issue 24)",
+        "",
+        f"Machine: {machine_line(result['machine'])}",
+        "",
+        f"Command: `python -m benchmarks identifiability --out {out} "
+        + " ".join(f"--runs {f}" for f in folders) + f"`. JSON: `{out}`.",
+        "",
+        "Every finished run under those folders: the verdict of the identifiability check "
+        "(`evaluate/identifiability.py`: locality, measured density within 1.5x of the true "
+        "density, end-to-end error <= 10%, every channel of the layer h reads necessary -- "
+        "zeroing it changes the output on some of 512 test inputs). Runs trained since the "
+        "check carry it in `metrics.json`; older runs are rescored from their final weights "
+        "where those are on disk, and are listed as not checked where they are not.",
+        "",
+        f"Met {counts['met']}, fails {counts['fails']}, not checkable {counts['unknown']}, "
+        f"no sparse layer {counts['not_applicable']}, not checked {counts['not_checked']}.",
+        "",
+        "| run | task | seed | status | density / true | E2E error | smallest alpha "
+        "| never needed | dead | density spread |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in result["runs"]:
+        if not r["checked"]:
+            lines.append(f"| `{r['run']}` | {r['task']} | {r['seed']} | not checked "
+                         "(weights not on disk) | | | | | | |")  # fmt: skip
+            continue
+        lines.append(
+            f"| `{r['run']}` | {r['task']} | {r['seed']} | {r['status']} "
+            f"| {_fmt(r.get('density_ratio'))} | {pct(r.get('error'))} "
+            f"| {_fmt(r.get('min_alpha'), '.3f')} | {', '.join(r.get('unnecessary') or []) or '-'}"
+            f" | {', '.join(r.get('dead') or []) or '-'} | {_fmt(r.get('density_spread'), '.1f')} |"
+        )
+    verdicts = [r for r in result["runs"] if r.get("verdict")]
+    if verdicts:
+        lines += ["", "Verdicts:", ""]
+        lines += [f"- `{r['run']}`: {r['verdict']}" for r in verdicts]
+    return "\n".join(lines)

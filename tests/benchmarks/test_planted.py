@@ -1,0 +1,25 @@
+"""The planted benchmark: seeds and a random motif draw (tiny preset), each row with its
+stop reason, density steps (forced ones apart) and identifiability status."""
+
+import json
+
+from benchmarks.planted import draw_motifs, run_planted_benchmark
+
+
+def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
+    md = tmp_path / "BENCHMARKS.md"
+    path = run_planted_benchmark(tmp_path / "out", [0], preset="tiny", ablations=False,
+                                 draws=[1], benchmarks_md=md)  # fmt: skip
+    result = json.loads(path.read_text())
+    assert set(result["runs"]) == {"sparling", "draw1"}
+    draw = result["runs"]["draw1"][0]
+    assert draw["motifs"] == draw_motifs(1) and len(draw["motifs"]) == 7
+    config = (tmp_path / "out" / "draw1_seed0" / "config.yaml").read_text()
+    assert "length: 300" in config and "max_instances: 5" in config
+    for rows in result["runs"].values():
+        assert rows[0]["identifiability"] in {"met", "fails", "unknown"}
+        assert rows[0]["forced_steps"] is not None and rows[0]["stopped_by"]
+    text = md.read_text()
+    assert "--no-ablations --draws 1" in text and "| draw1 | 0 |" in text
+    assert draw["identifiability_verdict"] in text
+    assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
