@@ -95,7 +95,8 @@ def _markdown(result: dict, folders: list[Path], out: Path) -> str:
         "Every finished run under those folders: the verdict of the identifiability check "
         "(`evaluate/identifiability.py`: locality, measured density within 1.5x of the true "
         "density, end-to-end error <= 10%, every channel of the layer h reads necessary -- "
-        "zeroing it changes the output on some of 512 test inputs). Runs trained since the "
+        "zeroing it changes the output on some of 512 test inputs, 64 windows for splicing). "
+        "Runs trained since the "
         "check carry it in `metrics.json`; older runs are rescored from their final weights "
         "where those are on disk, and are listed as not checked where they are not.",
         "",
