@@ -7,7 +7,9 @@ density each time validation accuracy clears the bar) until the density falls be
 density, then ``final`` (``final_samples`` more samples at that density with the learning
 rate scaled by ``final_lr_scale`` and, with ``final_lr_schedule: cosine``, decayed along a
 half cosine to 5% over ``final_samples``; the weights with the best validation accuracy in
-this phase are kept). Without annealing the density is fixed at the stop density from the
+this phase are kept). With ``annealing.finish_by_samples`` annealing is also held to a
+sample deadline (``sparsity/annealing.py``: an evaluation behind the line takes a forced
+step). Without annealing the density is fixed at the stop density from the
 start and the whole budget is the final phase; a model without a sparse layer (a baseline)
 trains until its budget ends.
 
@@ -17,6 +19,9 @@ rules of ``schedule.py``. A restart keeps the batch stream, budget and clock goi
 The run directory (``rundir``)::
 
     RUN/config.yaml  RUN/train_log.jsonl  RUN/checkpoints/{last,final}.pt  RUN/metrics.json
+
+``metrics.json`` holds the test split's scores (``evaluate.evaluation.score_model``), the
+identifiability check among them, and ``stopped_by``: schedule, max_samples or max_seconds.
 
 A checkpoint holds the model, optimizer, annealer, the trainer's counters and the torch
 RNG; training batches are a pure function of (seed, batch index). So ``resume`` after a kill
