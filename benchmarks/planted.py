@@ -41,6 +41,7 @@ def _flat(metrics: dict) -> dict:
         "annealing_complete": metrics["annealing"]["complete"],
         "annealing_steps": metrics["annealing"]["steps"],
         "forced_steps": metrics["annealing"].get("forced_steps"),
+        "finish_by_samples": metrics["annealing"].get("finish_by_samples"),
         "stopped_by": metrics["stopped_by"],
         "identifiability": (metrics.get("identifiability") or {}).get("status"),
         "identifiability_verdict": (metrics.get("identifiability") or {}).get("verdict"),
@@ -162,7 +163,9 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
     for name, rows in runs.items():
         for r in rows:
             ratio = "-" if r["density_ratio"] is None else f"{r['density_ratio']:.2f}"
-            steps = f"{r.get('annealing_steps', '-')} ({r.get('forced_steps') or 0})"
+            deadline = r.get("finish_by_samples")
+            steps = f"{r.get('annealing_steps', '-')} ({r.get('forced_steps') or 0}" + (
+                f", deadline {deadline // 1000}k)" if deadline else ")")  # fmt: skip
             lines.append(
                 f"| {name} | {r['seed']} | {pct(r['exact_match'])} | {pct(r['edit_error'])} "
                 f"| {pct(r['fne'])} | {pct(r['fpe'])} | {pct(r['ce'])} "

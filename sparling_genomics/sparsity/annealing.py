@@ -11,7 +11,7 @@ DigitCircle runs end at 0.5 * 0.75**32 = 5.0e-5 for a target of 4.49e-5). Stoppi
 true motif density would leave fewer activations than motifs, so some motifs would be
 missed by construction.
 
-A deadline (``finish_by_samples`` N, 0: none) makes a run's schedule a matter of samples, not
+A deadline (``finish_by_samples`` N; None or 0: none) makes a run's schedule a matter of samples, not
 of how fast the machine is or how soon accuracy clears the bar: by ``s`` samples into an
 initialisation at least ``floor(K * s / N)`` of the K density steps have been taken; an
 evaluation that finds annealing behind takes one step whatever the bar (a *forced* step,
@@ -41,8 +41,9 @@ class AnnealingSettings:
     multiplier: float = bounded(0.75, above=0, max=1)
     initial_bar: float = bounded(1.0, min=0, max=1)
     bar_decay_per_sample: float = bounded(5e-6, min=0)
-    # Samples by which annealing must be done (0: no deadline, Algorithm 1 alone).
-    finish_by_samples: int = bounded(0, min=0)
+    # Samples by which annealing must be done; None (not in the config) or 0: no deadline,
+    # Algorithm 1 alone.
+    finish_by_samples: int | None = bounded(None, min=0, optional=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""

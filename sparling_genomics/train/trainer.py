@@ -138,7 +138,7 @@ class Trainer:
             multiplier=a.multiplier,
             initial_bar=a.initial_bar,
             bar_decay_per_sample=a.bar_decay_per_sample,
-            finish_by_samples=a.finish_by_samples if self.annealing else 0,
+            finish_by_samples=(a.finish_by_samples or 0) if self.annealing else 0,
         )
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
