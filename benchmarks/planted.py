@@ -173,6 +173,13 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
                 f"| {r.get('stopped_by')} | {r.get('identifiability') or 'not checked'} "
                 f"| {r['samples_seen']:,} | {r['wall_seconds'] / 60:.1f} |"
             )
+    deadlines = sorted({r["finish_by_samples"] for rows in runs.values() for r in rows
+                        if r.get("finish_by_samples")})  # fmt: skip
+    if deadlines:
+        lines += ["", "A run whose steps column names a deadline trained with `--set "
+                  f"annealing.finish_by_samples={deadlines[0]}` (forced steps: taken by the "
+                  "deadline, not by Algorithm 1); the preset's own setting is "
+                  f"{_preset_deadline(preset)}."]
     for name, rows in runs.items():
         if name.startswith("draw"):
             lines.append("")
@@ -208,3 +215,9 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
                 f"{pct(base_err)} ({ratio:.1f}x)."
             )
     return "\n".join(lines)
+
+
+def _preset_deadline(preset: str) -> str:
+    """The preset's annealing deadline, in words."""
+    value = resolve_config("planted", preset).annealing.finish_by_samples
+    return f"finish_by_samples {value}" if value else "no deadline (Algorithm 1 alone)"

@@ -8,8 +8,9 @@ from benchmarks.planted import draw_motifs, run_planted_benchmark
 
 def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     md = tmp_path / "BENCHMARKS.md"
+    deadline = [{"annealing": {"finish_by_samples": 320}}]  # forces steps in a tiny run
     path = run_planted_benchmark(tmp_path / "out", [0], preset="tiny", ablations=False,
-                                 draws=[1], benchmarks_md=md)  # fmt: skip
+                                 draws=[1], benchmarks_md=md, overrides=deadline)  # fmt: skip
     result = json.loads(path.read_text())
     assert set(result["runs"]) == {"sparling", "draw1"}
     draw = result["runs"]["draw1"][0]
@@ -18,8 +19,10 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "length: 300" in config and "max_instances: 5" in config
     for rows in result["runs"].values():
         assert rows[0]["identifiability"] in {"met", "fails", "unknown"}
-        assert rows[0]["forced_steps"] is not None and rows[0]["stopped_by"]
+        assert rows[0]["forced_steps"] > 0 and rows[0]["stopped_by"]
+        assert rows[0]["finish_by_samples"] == 320
     text = md.read_text()
     assert "--no-ablations --draws 1" in text and "| draw1 | 0 |" in text
     assert draw["identifiability_verdict"] in text
+    assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
