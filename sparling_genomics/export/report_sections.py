@@ -198,7 +198,8 @@ def identifiability_section(block: dict | None) -> list[str]:
     if not block:
         return parts + [
             "<p class=muted>Not checked: this run's metrics predate the check. "
-            "<code>sparling-genomics evaluate --model RUN</code> computes it.</p>"
+            "<code>sparling-genomics evaluate --model RUN</code> prints it from the run's "
+            "final weights.</p>"
         ]
     status = block.get("status")
     colour = {"met": "named", "fails": "unnamed"}.get(status, "muted")
