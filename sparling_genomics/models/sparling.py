@@ -88,17 +88,13 @@ class SparlingModel(nn.Module):
         return logits if residual is None else logits + residual
 
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        layer, residual = self.layer_and_residual(x)
+        logits = self.read(layer, residual)
         if self.core is None:
-            m = self.motifs(x)
-            return {"logits": self.h(m), "motifs": m}
-        z = self.g(x)
-        m = z if self.sparse is None else self.sparse(z)
-        s = self.core(x)
-        c = self._core_motifs(s)
-        logits = self.h(torch.cat([m, c], 1)) + self.core.log_probabilities(s)
+            return {"logits": logits, "motifs": layer}
         # "motifs": the learned channels (their density is the annealed one).
-        return {"logits": logits, "motifs": m, "core_motifs": c}
-
+        k = self.g.motifs
+        return {"logits": logits, "motifs": layer[:, :k], "core_motifs": layer[:, k:]}
 
 def halo_of(model) -> int:
     """Bases each side of a position that its motif-layer activation depends on: half of

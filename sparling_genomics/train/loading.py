@@ -4,13 +4,12 @@ current rules."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..config import merge
 from ..errors import CheckpointError, ConfigError
 from ..evaluate.evaluation import score_model
-from ..rundir import config_path, metrics_path, require_finished, write_metrics
+from ..rundir import config_path, metrics_path, read_metrics, require_finished, write_metrics
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
@@ -62,8 +61,7 @@ def evaluate_run(
     batch_size = config.train.eval_batch_size
     complete = None
     if dataset is None and metrics_path(run).is_file():  # the run's own annealing record
-        complete = (json.loads(metrics_path(run).read_text()).get("annealing") or {}).get(
-            "complete")  # fmt: skip
+        complete = _annealing_complete(read_metrics(run))
     result = score_model(model, task, split, batch_size=batch_size, device=torch_device,
                          annealing_complete=complete)  # fmt: skip
     return {
@@ -80,9 +78,17 @@ def metrics_are_stale(metrics: dict) -> bool:
     """Whether a run's ``metrics.json`` predates a current rule: perturbation consistency
     scored before 2026-11-30 (only the cell's winning channel moved; no
     ``consistency_single_channel``), or no identifiability block (before 2026-12-02)."""
-    block = metrics.get("perturbation")
-    old_perturbation = isinstance(block, dict) and "consistency_single_channel" not in block
-    return old_perturbation or "identifiability" not in metrics
+    return _old_perturbation(metrics.get("perturbation")) or "identifiability" not in metrics
+
+
+def _old_perturbation(block) -> bool:
+    """A perturbation block scored under the rule before 2026-11-30."""
+    return isinstance(block, dict) and "consistency_single_channel" not in block
+
+
+def _annealing_complete(metrics: dict) -> bool | None:
+    """Whether a run's annealing finished, from its metrics (None: not recorded)."""
+    return (metrics.get("annealing") or {}).get("complete")
 
 
 def rescore_stale(run: Path, metrics: dict) -> dict:
@@ -94,13 +100,11 @@ def rescore_stale(run: Path, metrics: dict) -> dict:
     ``perturbation_before_rescore``."""
     config, task, model, torch_device = load_run(run)
     batch_size = config.train.eval_batch_size
-    complete = (metrics.get("annealing") or {}).get("complete")
     result = score_model(model, task, "test", batch_size=batch_size, device=torch_device,
-                         annealing_complete=complete)  # fmt: skip
+                         annealing_complete=_annealing_complete(metrics))  # fmt: skip
     metrics = dict(metrics)
-    old = metrics.get("perturbation")
-    if isinstance(old, dict) and "consistency_single_channel" not in old:
-        metrics["perturbation_before_rescore"] = old
+    if _old_perturbation(metrics.get("perturbation")):
+        metrics["perturbation_before_rescore"] = metrics["perturbation"]
     metrics["perturbation"] = result.perturbation
     metrics["identifiability"] = result.identifiability
     write_metrics(run, metrics)
