@@ -133,6 +133,10 @@ def _escaping_motif_id(folder: Path) -> None:
     (motifs / "motifs.meme").write_text(meme.replace(f"MOTIF {old}", "MOTIF ../../escaped", 1))
 
 
+def _torn_metrics(folder: Path) -> None:
+    (folder / "run" / "metrics.json").write_text('{"task": "planted", "e2e": {')
+
+
 def _no_motifs(folder: Path) -> None:
     shutil.rmtree(folder / "run" / "motifs")
 
@@ -357,6 +361,9 @@ CASES: list[Case] = [
     Case("checkpoint-pickle", "trained runs", "a checkpoint whose pickle would run a command",
          {"tamper": _pickle_checkpoint}, ["export", "--model", "run", "--out", "motifs"],
          expect=["run/checkpoints/final.pt: refused", "could run code"], needs_run=True),
+    Case("run-torn-metrics", "trained runs", "a run whose metrics.json was cut off",
+         {"tamper": _torn_metrics}, ["evaluate", "--model", "run", "--out", "scores.json"],
+         expect=["run/metrics.json: not valid JSON"], needs_run=True),
     Case("run-no-checkpoint", "trained runs", "a folder that is not a finished run",
          {"run/config.yaml": b"task: planted\n"}, ["export", "--model", "run", "--out", "m"],
          expect=["run:"]),
