@@ -94,17 +94,44 @@ def stack_relative_matrices(matrices: list[np.ndarray]) -> np.ndarray:
     return stacked
 
 
-def site_relative_scores(codes: np.ndarray, stacked: np.ndarray) -> np.ndarray:
-    """Relative score (K, N, L) of a site of each motif starting at each position of
-    ``codes`` (N, L), forward strand; -inf where the site would run off the end."""
+#: Stand-in for -inf in scan filters: a convolution multiplies it by 0 (NaN with -inf).
+_OFF_END = -1e4
+
+
+def site_scan_filters(stacked: np.ndarray) -> torch.Tensor:
+    """Filters (2K, 5, Wmax) that score every motif on both strands in one ``conv1d``.
+
+    The first K are the stacked relative matrices (forward strand); the next K their reverse
+    complements, left-aligned the same way, so output position p scores the site occupying
+    bases p..p+W-1 read on the minus strand. Row 4 (past the end) is a large negative number.
+    """
     k, _, width = stacked.shape
+    forward = np.where(np.isinf(stacked), _OFF_END, stacked)
+    reverse = np.zeros_like(forward)
+    for i in range(k):
+        w = int((forward[i, 4] != 0).sum())  # the motif's own width
+        reverse[i, :4, :w] = forward[i, 3::-1, w - 1 :: -1]
+        reverse[i, 4, :w] = _OFF_END
+    return torch.from_numpy(np.concatenate([forward, reverse])).float()
+
+
+def windows_with_site(codes: np.ndarray, filters: torch.Tensor, cutoff: float) -> np.ndarray:
+    """Rows of ``codes`` (N, L) holding a site of any motif, either strand, scoring at least
+    ``cutoff`` (a relative score); sites must lie wholly inside the row.
+
+    One float32 convolution over a 5-symbol one-hot (the fifth: past the end): background
+    rejection was 85% of a batch's data time when the matrices were gathered column by
+    column in numpy. The cutoff is lowered by 1e-5 so float32 rounding can only reject more
+    windows, never keep one whose site scores at the cutoff.
+    """
+    width = filters.shape[-1]
     n, length = codes.shape
-    padded = np.full((n, length + width - 1), 4, dtype=np.intp)
+    padded = np.full((n, length + width - 1), 4, dtype=np.int64)
     padded[:, :length] = codes
-    scores = np.zeros((k, n, length))
-    for w in range(width):
-        scores += stacked[:, padded[:, w : w + length], w]
-    return scores
+    x = torch.nn.functional.one_hot(torch.from_numpy(padded), 5).transpose(1, 2).float()
+    with torch.no_grad():
+        scores = torch.nn.functional.conv1d(x, filters)
+    return (scores >= cutoff - 1e-5).flatten(1).any(1).numpy()
 
 
 def sample_instances(
@@ -265,7 +292,7 @@ class PlantedMotifsTask(Task):
         self.motifs = load_jaspar_motifs(list(data.motifs), data.jaspar_release)
         self.symbols = [m.matrix_id for m in self.motifs]
         self._matrices = [log_odds(m) for m in self.motifs]
-        self._stacked = stack_relative_matrices(self._matrices)
+        self._scan_filters = site_scan_filters(stack_relative_matrices(self._matrices))
         widest = max(m.width for m in self.motifs)
         place_instances(  # fails early if the longest arrangement cannot fit
             np.random.default_rng(0), [widest] * self.max_instances, self.length, self.min_gap
@@ -306,11 +333,7 @@ class PlantedMotifsTask(Task):
         """
         if self.min_relative_score <= 0.0:
             return np.zeros(len(codes), dtype=bool)
-        best = np.maximum(
-            site_relative_scores(codes, self._stacked),
-            site_relative_scores(reverse_complement_codes(codes), self._stacked),
-        )
-        return (best >= self.min_relative_score).any(axis=(0, 2))
+        return windows_with_site(codes, self._scan_filters, self.min_relative_score)
 
     def _plan(self, rng: np.random.Generator) -> list[tuple[int, int, int]]:
         """(identity, start, strand) of the 1..max instances of one sample, in order."""

@@ -6,8 +6,12 @@ from sparling_genomics.errors import ConfigError
 from sparling_genomics.genome.sequence import reverse_complement_codes
 from sparling_genomics.tasks.planted_motifs import (
     SPLITS,
+    log_odds,
     place_instances,
     relative_scores,
+    site_scan_filters,
+    stack_relative_matrices,
+    windows_with_site,
 )
 from sparling_genomics.tasks.registry import task_class
 from sparling_genomics.train.run_config import resolve_config
@@ -55,10 +59,34 @@ def test_truth_cells_hold_the_planted_sites_in_order(task):
             assert best >= task.min_relative_score
 
 
+def _best_site_scores(codes, matrices):
+    """Reference: each row's best relative score over motifs and strands, one motif at a time
+    in float64 (sites wholly inside the row)."""
+    best = np.full(len(codes), -np.inf)
+    for matrix in matrices:
+        for strand in (codes, reverse_complement_codes(codes)):
+            best = np.maximum(best, relative_scores(strand, matrix).max(axis=1))
+    return best
+
+
 def test_background_has_no_other_sites(task):
     rng = np.random.default_rng(0)
     backgrounds = task._backgrounds(rng, "train", 64)
-    assert not task._has_site(backgrounds).any()
+    assert (_best_site_scores(backgrounds, task._matrices) < task.min_relative_score).all()
+
+
+def test_site_scan_matches_a_per_motif_scan_on_both_strands(task):
+    # Motifs of different widths; rows short enough that sites sit at both ends.
+    matrices = task._matrices + [log_odds(task.motifs[0])[:, :5]]
+    filters = site_scan_filters(stack_relative_matrices(matrices))
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 4, (400, 24)).astype(np.uint8)
+    best = _best_site_scores(codes, matrices)
+    for cutoff in (0.6, 0.75, 0.85):
+        found = windows_with_site(codes, filters, cutoff)
+        clear = np.abs(best - cutoff) > 1e-4  # float32 may round the knife-edge either way
+        assert (found[clear] == (best[clear] >= cutoff)).all()
+        assert found.any() and not found.all()
 
 
 def test_splits_are_disjoint_blocks():
