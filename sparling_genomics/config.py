@@ -7,7 +7,9 @@ the ``train`` settings (``train/settings.py``) and ``annealing`` (``sparsity/ann
 type annotation, checked against the range in its metadata (:func:`bounded`); an unknown key,
 a wrong type or an out-of-range value is a :class:`ConfigError` naming the key's path.
 ``RUN/config.yaml`` lists the fields in order; an ``optional`` field left at None is not in
-that task's config (e.g. ``train.baseline_samples`` outside splicing).
+that task's config (e.g. ``train.baseline_samples`` outside splicing). An optional field that
+is also ``settable`` (an opt-in option of a shared block, e.g. ``model.sparse.compete_window``)
+is left out the same way while None, but ``--set`` may still give it a value in any task.
 """
 
 from __future__ import annotations
@@ -42,12 +44,15 @@ class RunConfig:
     preset: str = "cpu"
 
 
-def _fields(obj: Any, every: bool = False) -> dict[str, dataclasses.Field]:
-    """The config keys of dataclass ``obj`` (optional fields left at None excluded)."""
+def _fields(obj: Any, every: bool = False, settable: bool = False) -> dict[str, dataclasses.Field]:
+    """The config keys of dataclass ``obj`` (optional fields left at None excluded, but with
+    ``settable`` those a user may still set: the opt-in options every task shares)."""
     return {
         f.name: f
         for f in dataclasses.fields(obj)
-        if every or not (f.metadata.get("optional") and getattr(obj, f.name) is None)
+        if every
+        or not (f.metadata.get("optional") and getattr(obj, f.name) is None)
+        or (settable and f.metadata.get("settable"))
     }
 
 
@@ -56,7 +61,7 @@ def merge(obj: Any, override: dict, where: str = "", *, every: bool = False) -> 
     (``every``: a task's defaults, which may also set the optional fields)."""
     if not isinstance(override, dict):
         raise ConfigError(f"config key {where!r} must be a mapping, got {override!r}")
-    known = _fields(obj, every)
+    known = _fields(obj, every, settable=True)
     hints = typing.get_type_hints(type(obj))
     changes = {}
     for key, value in override.items():

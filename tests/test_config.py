@@ -3,10 +3,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sparling_genomics.config import dump_yaml, load_yaml, parse_override
+from sparling_genomics.config import dump_yaml, load_yaml, parse_override, to_dict
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.tasks.registry import task_class
-from sparling_genomics.train.run_config import default_config, resolve_config
+from sparling_genomics.train.run_config import default_config, load_saved_config, resolve_config
 
 from .conftest import REPO
 
@@ -70,6 +70,28 @@ def test_a_key_of_another_task_is_unknown():
         resolve_config("splicing", "cpu", overrides=[{"train": {"log_motif_metrics": True}}])
     with pytest.raises(ConfigError, match="unknown config key 'model.stride'"):
         resolve_config("planted", "cpu", overrides=[{"model": {"stride": 2}}])
+
+
+def test_shared_opt_in_options_are_settable_in_every_task(tmp_path):
+    """A settable optional key stays out of a config until set, then round-trips."""
+    plain = resolve_config("digit_circle", "cpu")
+    assert "compete_window" not in to_dict(plain.model.sparse)
+    config = resolve_config(
+        "digit_circle", "cpu", overrides=[parse_override("model.sparse.compete_window=2")]
+    )
+    assert config.model.sparse.compete_window == 2
+    assert to_dict(config.model.sparse)["compete_window"] == 2
+    saved = tmp_path / "config.yaml"
+    saved.write_text(dump_yaml(config))
+    assert dump_yaml(load_saved_config(saved)) == saved.read_text()
+    late = resolve_config(
+        "latex_ocr", "cpu", overrides=[parse_override("annealing.finish_by_samples=5000")]
+    )
+    assert late.annealing.finish_by_samples == 5000
+    with pytest.raises(ConfigError, match="'model.sparse.compete_window' must not be negative"):
+        resolve_config(
+            "planted", "cpu", overrides=[parse_override("model.sparse.compete_window=-1")]
+        )
 
 
 def test_planted_allows_zero_channels_others_do_not():

@@ -44,7 +44,7 @@ class AnnealingSettings:
     bar_decay_per_sample: float = bounded(5e-6, min=0)
     # Samples by which annealing must be done; None (not in the config) or 0: no deadline,
     # Algorithm 1 alone.
-    finish_by_samples: int | None = bounded(None, min=0, optional=True)
+    finish_by_samples: int | None = bounded(None, min=0, optional=True, settable=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""

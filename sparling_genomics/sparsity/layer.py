@@ -128,12 +128,12 @@ class SparseSettings:
     peak_window: int = bounded(5, min=0)  # one activation per site; 0 = the paper's layer
     peak_below: float = bounded(0.01, above=0, max=1)  # ... once the density is at most this
     # Channels compete within +-compete_window (the anti-copy rule, see the module docstring);
-    # 0 = off. None (not in the config): a task that does not use it (the paper's layer).
+    # 0 = off. None (not in the config, settable in any task): off (the paper's layer).
     # Starts with the peak rule (density <= peak_below).
-    compete_window: int | None = bounded(None, min=0, optional=True)
+    compete_window: int | None = bounded(None, min=0, optional=True, settable=True)
     # [low, high]: one shared firing budget, each channel's density within low..high x the
-    # target (sparsity/budget.py); None (not in the config) or [1, 1]: per-channel densities.
-    share_range: list[float] | None = bounded(None, optional=True)
+    # target (sparsity/budget.py); None (not in the config, settable) or [1, 1]: per-channel.
+    share_range: list[float] | None = bounded(None, optional=True, settable=True)
 
 
 class SpatialSparsity(nn.Module):
