@@ -49,11 +49,14 @@ _benchmarks_md_option = click.option(
 @click.option("--ablations/--no-ablations", default=True, show_default=True)
 @click.option("--draws", default="", callback=lambda c, p, v: _parse_seeds(c, p, v) if v else [],
               help="Comma-separated draws of a random JASPAR motif set (seed 0 each).")
+@click.option("--block-size", "block_sizes", default="",
+              callback=lambda c, p, v: _parse_seeds(c, p, v) if v else [],
+              help="Comma-separated motif block sizes to train beside (first seed).")  # fmt: skip
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for every run.")
-def bench_planted(out, seeds, preset, ablations, draws, benchmarks_md, sets) -> None:
-    """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold) and
-    random motif draws."""
+def bench_planted(out, seeds, preset, ablations, draws, block_sizes, benchmarks_md, sets) -> None:
+    """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold, motif
+    blocks) and random motif draws."""
     from .planted import run_planted_benchmark
 
     result = run_planted_benchmark(
@@ -64,6 +67,7 @@ def bench_planted(out, seeds, preset, ablations, draws, benchmarks_md, sets) -> 
         draws=draws,
         benchmarks_md=benchmarks_md,
         overrides=_overrides(None, None, sets),
+        block_sizes=block_sizes,
     )
     click.echo(f"wrote {result}")
 

@@ -68,6 +68,7 @@ def run_planted_benchmark(
     draws: list[int] | None = None,
     benchmarks_md: Path = Path("BENCHMARKS.md"),
     overrides: list[dict] | None = None,
+    block_sizes: list[int] | None = None,
 ) -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,6 +106,15 @@ def run_planted_benchmark(
                 **_flat(run_or_resume(out / f"global_threshold_seed{seeds[0]}", global_threshold)),
             }
         ]
+    for size in block_sizes or []:  # the motif-block variant, on the first seed
+        blocks = resolve_config(
+            "planted",
+            preset,
+            overrides=overrides + [{"seed": seeds[0]}, {"model": {"sparse": {"block_size": size}}}],
+        )
+        runs[f"block{size}"] = [
+            {"seed": seeds[0], **_flat(run_or_resume(out / f"block{size}_seed{seeds[0]}", blocks))}
+        ]
     for draw in draws or []:
         motifs = draw_motifs(draw)
         data = {"data": {**DRAW_DATA, "motifs": motifs}}
@@ -126,6 +136,7 @@ def run_planted_benchmark(
         "preset": preset,
         "seeds": seeds,
         "draws": list(draws or []),
+        "block_sizes": list(block_sizes or []),
         "machine": machine,
         "runs": runs,
         "mean": summary,
@@ -138,9 +149,11 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
               overrides: list[dict] | None = None) -> str:  # fmt: skip
     seeds_arg = ",".join(map(str, seeds))
     draws = result.get("draws") or []
+    sizes = result.get("block_sizes") or []
     runs = result["runs"]
     extra = (" --no-ablations" if "fixed_density" not in runs else "") + (
-        f" --draws {','.join(map(str, draws))}" if draws else "")  # fmt: skip
+        f" --draws {','.join(map(str, draws))}" if draws else "") + (
+        f" --block-size {','.join(map(str, sizes))}" if sizes else "")  # fmt: skip
     lines = [
         "## Planted motifs (issues 2, 24)",
         "",
@@ -149,7 +162,8 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
         f"Command: `python -m benchmarks planted --out {out} --seeds {seeds_arg} "
         f"--preset {preset}{extra}` (each run is `sparling-genomics train --task planted "
         f"--preset {preset} --seed S`; a draw adds `--set data.motifs=[...] --set "
-        f"data.length=300 --set data.max_instances=5`). JSON: `{out}/bench_planted.json`.",
+        f"data.length=300 --set data.max_instances=5`; blockB adds `--set "
+        f"model.sparse.block_size=B`). JSON: `{out}/bench_planted.json`.",
         "",
         "Test set: 2,000 held-out samples (background from the last 10% of TAIR10 chr1). "
         "Floors: exact match >= 90% on every seed and every draw, FNE/FPE/CE <= 5% "
@@ -204,8 +218,8 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
             f"| {pct(m.get('fpe'))} | {pct(m.get('ce'))} |"
         )
     base = mean["sparling"]
-    for name in ("fixed_density", "global_threshold"):
-        if name in mean:
+    for name in mean:
+        if name != "sparling" and not name.startswith("draw"):
             m = mean[name]
             base_err = 1 - base["exact_match"]
             ratio = (1 - m["exact_match"]) / base_err if base_err > 0 else float("inf")

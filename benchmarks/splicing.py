@@ -123,7 +123,7 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> tuple[li
     x_all, y_all = np.concatenate(xs), np.concatenate(ys)
     coords = data.windows(index)
     classes = data.classes
-    learned = model.g.motifs
+    learned = model.learned
     core = {} if model.core is None else {learned + i: c for i, c in enumerate(model.core.classes)}
     valid = y_all >= 0
     counts = (x_all[:, :, half : half + y_all.shape[1]] * valid[:, None, :]).sum(axis=(0, 2))
@@ -197,7 +197,7 @@ def _core_against_annotation(model, pwms, x_all, y_all, half: int, width: int) -
     out = {}
     centre = width // 2
     for i, name in enumerate(model.core.classes):
-        channel = model.g.motifs + i
+        channel = model.learned + i
         w, p = np.nonzero(y_all == i + 1)
         if channel not in pwms or len(w) == 0:
             out[name] = None

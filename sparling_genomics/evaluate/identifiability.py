@@ -48,7 +48,7 @@ ASSUMED = ("non-overlapping motifs and motif sufficiency are properties of the d
 
 def channel_labels(model: SparlingModel) -> list[str]:
     """Names of the channels ``h`` reads: learned channels by index, a core's by class."""
-    learned = [str(c) for c in range(model.g.motifs)]
+    learned = [str(c) for c in range(model.learned)]
     core = getattr(model, "core", None)
     return learned + ([] if core is None else [f"core:{name}" for name in core.classes])
 
@@ -67,6 +67,7 @@ def channel_necessity(
     the channel is zeroed) and density (share of its positions that are active), over the
     first ``samples`` inputs of ``split``; restores the model's train mode."""
     labels = channel_labels(model)
+    groups = model.motif_groups()  # the channels of each motif (a block drops whole)
     changed = np.zeros(len(labels), dtype=np.int64)
     active = np.zeros(len(labels), dtype=np.int64)
     positions = seen = 0
@@ -77,11 +78,12 @@ def channel_necessity(
             x = batch.x[: samples - seen].to(device)
             layer, residual = model.layer_and_residual(x)
             base = _outputs(task, model.read(layer, residual))
-            active += (layer > 0).transpose(0, 1).reshape(layer.shape[1], -1).sum(1).cpu().numpy()
-            positions += layer[:, 0].numel()
-            for c in range(layer.shape[1]):
+            motifs = model.motif_activations(layer)  # one per motif (a block: its norm)
+            active += (motifs > 0).transpose(0, 1).reshape(len(groups), -1).sum(1).cpu().numpy()
+            positions += motifs[:, 0].numel()
+            for c, channels in enumerate(groups):
                 dropped = layer.clone()
-                dropped[:, c] = 0
+                dropped[:, channels] = 0
                 after = _outputs(task, model.read(dropped, residual))
                 changed[c] += sum(a != b for a, b in zip(base, after))
             seen += len(x)

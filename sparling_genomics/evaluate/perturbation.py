@@ -55,6 +55,8 @@ def perturbation_consistency(
         for batch in task.eval_batches(split, batch_size):
             outputs = model(batch.x.to(device))
             motifs = outputs["motifs"]
+            layer = outputs.get("layer", motifs)  # what h reads (motif blocks: every channel)
+            groups = model.motif_groups() if getattr(model, "block_size", 1) > 1 else None
             predicted = task.decode(outputs)
             perturbed = {"symbol": [], "single": []}
             expected = []
@@ -69,7 +71,7 @@ def perturbation_consistency(
                 region, symbol, channel, new_channel, want = change
                 sources = {"symbol": symbol_channels.get(symbol) or [channel], "single": [channel]}
                 for rule, channels in sources.items():
-                    perturbed[rule].append(_move(motifs[i], region, channels, new_channel))
+                    perturbed[rule].append(_move(layer[i], region, channels, new_channel, groups))
                 expected.append(want)
             if expected:
                 for rule, maps in perturbed.items():
@@ -87,17 +89,36 @@ def perturbation_consistency(
     }
 
 
-def _move(motif_map: torch.Tensor, region: tuple, channels: list[int], new_channel: int):
-    """A copy of ``motif_map`` with ``channels``' activations inside ``region`` moved to
-    ``new_channel``. Where several channels move, a position takes their largest value; where
-    ``new_channel`` is already on, the larger of the two stays."""
-    m = motif_map.clone()
-    index = (slice(None),) + region
-    cell = m[index]  # a view: writes go into m
-    moved = cell[channels].amax(dim=0)
-    cell[channels] = 0
-    cell[new_channel] = torch.maximum(cell[new_channel], moved)
+def _move(
+    layer: torch.Tensor,
+    region: tuple,
+    motifs: list[int],
+    new_motif: int,
+    groups: list[list[int]] | None = None,
+) -> torch.Tensor:
+    """A copy of the layer ``h`` reads with ``motifs``' activations inside ``region`` moved to
+    ``new_motif``. ``groups``: each motif's channels (None: one channel each; a motif block
+    moves whole). Where several motifs move, a position takes the strongest (largest value, or
+    block norm); where ``new_motif`` is already on, the stronger of the two stays."""
+    m = layer.clone()
+    cell = m[(slice(None),) + region]  # a view: writes go into m
+    channels = groups or [[c] for c in range(cell.shape[0])]
+    sources = torch.stack([cell[channels[c]] for c in motifs])  # (S, b, ...)
+    pick = _strength(sources, 1).argmax(dim=0, keepdim=True)[:, None]
+    moved = sources.gather(0, pick.expand(1, *sources.shape[1:]))[0]
+    for c in motifs:
+        cell[channels[c]] = 0
+    target = cell[channels[new_motif]]
+    stays = _strength(target, 0) >= _strength(moved, 0)
+    cell[channels[new_motif]] = torch.where(stays, target, moved)
     return m
+
+
+def _strength(values: torch.Tensor, dim: int) -> torch.Tensor:
+    """A motif's strength along channel axis ``dim``: its value (one channel) or l2 norm."""
+    if values.shape[dim] == 1:
+        return values.select(dim, 0)
+    return torch.linalg.vector_norm(values, dim=dim)
 
 
 def _pick_swap(rng, task, motif_map, cells, truth, symbol_to_channel):

@@ -304,7 +304,7 @@ def core_classes(model) -> dict[int, str]:
     core = getattr(model, "core", None)
     if core is None:
         return {}
-    return {model.g.motifs + i: name for i, name in enumerate(core.classes)}
+    return {model.learned + i: name for i, name in enumerate(core.classes)}
 
 
 def _match_dict(match) -> dict | None:

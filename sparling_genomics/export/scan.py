@@ -61,7 +61,7 @@ def _strand_sites(model, codes: np.ndarray, device) -> tuple[np.ndarray, ...]:
         parts = [(channel, position, value)]
         for i, layer in enumerate(model.core_sparse):
             c, p, v = layer.active_sites(s[:, i : i + 1])
-            parts.append((c + model.g.motifs + i, p, v))
+            parts.append((c + model.learned + i, p, v))
         channel, position, value = (torch.cat(t) for t in zip(*parts))
     return channel.cpu().numpy(), position.cpu().numpy(), value.float().cpu().numpy()
 

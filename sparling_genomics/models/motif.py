@@ -5,7 +5,9 @@ widens the receptive field by ``unit_kernel - 1``), then a 1x1 convolution to th
 channels. Padding keeps the length, so output position p looks at the ``receptive_field``
 bases centred on p. With ``reverse_complement=True`` the model is scanned over both strands
 and a channel keeps the stronger strand at each position (max over strands), so one channel
-stands for one motif whichever strand it lies on, as a PWM scan does.
+stands for one motif whichever strand it lies on, as a PWM scan does. With motif blocks of
+``block_size`` channels (``sparsity/blocks.py``) a block keeps the strand where its l2 norm is
+larger, whole, so its channels never mix the two strands.
 
 The convolutions run as 2-D convolutions over ``(N, C, 1, L)`` in channels-last memory
 layout: on CPU, oneDNN's channels-last 2-D kernels are about 1.5-2.5x faster than its 1-D
@@ -18,6 +20,7 @@ import torch
 from torch import nn
 
 from ..genome.sequence import reverse_complement_one_hot
+from ..sparsity.blocks import block_norms, check_block_size, spread_blocks
 
 
 def _conv(cin: int, cout: int, kernel: int) -> nn.Conv2d:
@@ -49,11 +52,13 @@ class MotifModel1D(nn.Module):
         residual_units: int = 2,
         unit_kernel: int = 3,
         reverse_complement: bool = True,
+        block_size: int = 1,
     ) -> None:
         super().__init__()
         if first_kernel % 2 == 0 or unit_kernel % 2 == 0:
             raise ValueError("kernel sizes must be odd so positions stay centred")
-        self.motifs = motifs
+        self.motifs = motifs  # output channels (motifs x block_size)
+        self.block_size = check_block_size(motifs, block_size)
         self.reverse_complement = reverse_complement
         self.receptive_field = first_kernel + (unit_kernel - 1) * residual_units
         self.stem = _conv(in_channels, hidden, first_kernel)
@@ -74,13 +79,23 @@ class MotifModel1D(nn.Module):
             return self.scan(x).contiguous()
         both = self.scan(torch.cat([x, reverse_complement_one_hot(x)], dim=0))
         forward, reverse = both.chunk(2, dim=0)
-        return torch.maximum(forward, torch.flip(reverse, dims=(-1,)))
+        reverse = torch.flip(reverse, dims=(-1,))
+        if self.block_size == 1:
+            return torch.maximum(forward, reverse)
+        wins = self._reverse_wins(forward, reverse)
+        return torch.where(spread_blocks(wins, self.block_size), reverse, forward)
+
+    def _reverse_wins(self, forward: torch.Tensor, reverse: torch.Tensor) -> torch.Tensor:
+        """Per position and motif (a channel, or a block by its norm): the reverse strand is
+        stronger."""
+        return block_norms(reverse, self.block_size) > block_norms(forward, self.block_size)
 
     def strand_of_max(self, x: torch.Tensor) -> torch.Tensor:
-        """Per position and channel, 0 where the forward strand wins, 1 where reverse does."""
+        """Per position and motif (channel or block), 0 where the forward strand wins, 1 where
+        the reverse does."""
         forward = self.scan(x)
         reverse = torch.flip(self.scan(reverse_complement_one_hot(x)), dims=(-1,))
-        return (reverse > forward).to(torch.int8)
+        return self._reverse_wins(forward, reverse).to(torch.int8)
 
 
 class ResidualUnit2D(nn.Module):

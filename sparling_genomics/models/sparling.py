@@ -5,6 +5,11 @@ sparse layers of their own (one per class: its own threshold and a fixed density
 the class's site frequency) and join the learned channels as ``h``'s last input channels; the
 core's log-probabilities are added to ``h``'s logits. Without one, the model is exactly
 ``h ∘ sparse ∘ g``.
+
+With motif blocks (``sparsity/blocks.py``) ``h`` reads every channel of the layer, but a motif
+is a block: :meth:`SparlingModel.motif_activations` reports one activation per block (its
+norm), and :meth:`SparlingModel.motif_groups` names the channels of each motif, for the
+checks that drop or move a motif.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..sparsity.blocks import block_channels, block_norms
 from ..sparsity.layer import SpatialSparsity
 from .core import SiteCore
 
@@ -46,9 +52,36 @@ class SparlingModel(nn.Module):
         return None if self.sparse is None else self.sparse.density
 
     @property
+    def block_size(self) -> int:
+        """Channels per learned motif (1 unless the sparse layer has motif blocks)."""
+        return getattr(self.sparse, "block_size", 1)
+
+    @property
+    def learned(self) -> int:
+        """Learned motifs (channels, or blocks of channels)."""
+        return self.g.motifs // self.block_size
+
+    @property
     def channels(self) -> int:
-        """Motif channels ``h`` reads: the learned ones, then one per core class."""
-        return self.g.motifs + (0 if self.core is None else len(self.core.classes))
+        """Motifs ``h`` reads: the learned ones, then one per core class."""
+        return self.learned + (0 if self.core is None else len(self.core.classes))
+
+    def motif_groups(self) -> list[list[int]]:
+        """Per motif (learned, then core), its channels in the layer ``h`` reads."""
+        b = self.block_size
+        learned = [block_channels(i, b) for i in range(self.learned)]
+        classes = 0 if self.core is None else len(self.core.classes)
+        core = [[self.g.motifs + i] for i in range(classes)]
+        return learned + core
+
+    def motif_activations(self, layer: torch.Tensor) -> torch.Tensor:
+        """One activation per motif of the layer ``h`` reads: the channel itself, or a
+        block's l2 norm (a core's channels follow the learned ones unchanged)."""
+        if self.block_size == 1:
+            return layer
+        k = self.g.motifs
+        learned = block_norms(layer[:, :k], self.block_size)
+        return torch.cat([learned, layer[:, k:]], 1) if layer.shape[1] > k else learned
 
     def set_density(self, density: float) -> None:
         if self.sparse is not None:
@@ -63,22 +96,18 @@ class SparlingModel(nn.Module):
         return torch.cat([layer(s[:, i : i + 1]) for i, layer in enumerate(self.core_sparse)], 1)
 
     def motifs(self, x: torch.Tensor) -> torch.Tensor:
-        """The motif layer ``h`` reads: sparse activations (or g's raw output without a sparse
-        layer), learned channels first, then the core's."""
-        z = self.g(x)
-        m = z if self.sparse is None else self.sparse(z)
-        if self.core is None:
-            return m
-        return torch.cat([m, self._core_motifs(self.core(x))], 1)
+        """One activation per motif: the sparse layer's (or g's raw output without a sparse
+        layer; with blocks, block norms), learned motifs first, then the core's."""
+        return self.motif_activations(self.layer_and_residual(x)[0])
 
     def layer_and_residual(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The whole layer ``h`` reads (learned channels, then the core's) and what is added
         to ``h``'s logits (the core's log-probabilities; None without a core): with
         :meth:`read`, the forward pass in two halves, for tests that edit the layer."""
-        if self.core is None:
-            return self.motifs(x), None
         z = self.g(x)
         m = z if self.sparse is None else self.sparse(z)
+        if self.core is None:
+            return m, None
         s = self.core(x)
         return torch.cat([m, self._core_motifs(s)], 1), self.core.log_probabilities(s)
 
@@ -90,11 +119,13 @@ class SparlingModel(nn.Module):
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         layer, residual = self.layer_and_residual(x)
         logits = self.read(layer, residual)
+        motifs = self.motif_activations(layer)
+        out = {"logits": logits, "layer": layer}
         if self.core is None:
-            return {"logits": logits, "motifs": layer}
-        # "motifs": the learned channels (their density is the annealed one).
-        k = self.g.motifs
-        return {"logits": logits, "motifs": layer[:, :k], "core_motifs": layer[:, k:]}
+            return {**out, "motifs": motifs}
+        # "motifs": the learned motifs (their density is the annealed one).
+        k = self.learned
+        return {**out, "motifs": motifs[:, :k], "core_motifs": motifs[:, k:]}
 
 def halo_of(model) -> int:
     """Bases each side of a position that its motif-layer activation depends on: half of

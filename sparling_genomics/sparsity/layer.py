@@ -42,6 +42,9 @@ Option ``share_range=[low, high]`` (off by default): the channels share one firi
 each channel's density anywhere in ``[low, high]`` x the target (``sparsity/budget.py``),
 another anti-copy rule: a frequent signal can be one channel, not several copies.
 
+Option ``block_size=b`` (off by default): a motif is a block of b channels kept or dropped
+together by its l2 norm, every rule above applied to the block norms (``sparsity/blocks.py``).
+
 The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
 statistics, so the density measured on fresh data matches the target.
 """
@@ -57,7 +60,9 @@ from torch import nn
 
 from ..config import bounded
 from ..errors import ConfigError
+from .blocks import block_norms, check_block_size, spread_blocks
 from .budget import budget_thresholds, check_share_range, share_hits
+from .rules import competition_winners, local_max
 
 # Above this fraction of hits per channel, ``kthvalue`` beats ``topk`` on CPU.
 _TOPK_MAX_FRACTION = 0.05
@@ -88,35 +93,6 @@ def upper_quantile(values: torch.Tensor, hits: int) -> torch.Tensor:
     return torch.kthvalue(values, n - hits, dim=1).values
 
 
-def local_max(x: torch.Tensor, window: int, what: str) -> torch.Tensor:
-    """Each channel's maximum within +-``window`` positions (per spatial dim) of 1-D
-    ``(N, C, L)`` or 2-D ``(N, C, H, W)`` input."""
-    size = 2 * window + 1
-    if x.dim() == 3:
-        return F.max_pool1d(x, size, stride=1, padding=window)
-    if x.dim() == 4:
-        return F.max_pool2d(x, size, stride=1, padding=window)
-    raise ValueError(f"{what} needs 1-D or 2-D input")
-
-
-def competition_winners(values: torch.Tensor, window: int) -> torch.Tensor:
-    """Per position of ``values`` (N, C, ...) (1-D or 2-D spatial; -inf: not competing):
-    True where the channel's value beats every other channel's values within ±``window``
-    (per spatial dim), strictly for lower channels and or equal for higher ones (ties go to
-    the lower channel)."""
-    local = local_max(values, window, "channel competition")
-    # Only the first channel holding the largest local value can win (any other is beaten by
-    # a channel at least as large, lower or strictly larger); it wins when its own value beats
-    # the best of the others: strictly if that one is a lower channel, or equally if higher.
-    # Reductions over the channel axis, ~6x faster than running maxima from both ends.
-    top, first = local.max(dim=1, keepdim=True)  # ties: the lowest channel
-    others = local.scatter(1, first, float("-inf"))
-    second, second_at = others.max(dim=1, keepdim=True)
-    mine = values.gather(1, first)
-    wins = torch.where(second_at < first, mine > second, mine >= second) & (mine > float("-inf"))
-    return torch.zeros_like(values, dtype=torch.bool).scatter(1, first, wins)
-
-
 @dataclass
 class SparseSettings:
     """The ``model.sparse`` block of a run's config: the layer's options."""
@@ -134,6 +110,8 @@ class SparseSettings:
     # [low, high]: one shared firing budget, each channel's density within low..high x the
     # target (sparsity/budget.py); None (not in the config, settable) or [1, 1]: per-channel.
     share_range: list[float] | None = bounded(None, optional=True, settable=True)
+    # Channels per motif (sparsity/blocks.py); None (not in the config, settable) or 1: one.
+    block_size: int | None = bounded(None, min=1, optional=True, settable=True)
 
 
 class SpatialSparsity(nn.Module):
@@ -148,6 +126,8 @@ class SpatialSparsity(nn.Module):
             expected hits per channel.
         per_channel: one threshold per channel (Sparling); ``False`` is the single global
             threshold ablation.
+        block_size: channels per motif block (``sparsity/blocks.py``); with b > 1 the
+            thresholds, peaks and competition are per block, on block norms.
     """
 
     def __init__(
@@ -163,6 +143,7 @@ class SpatialSparsity(nn.Module):
         peak_below: float = 1.0,
         compete_window: int = 0,
         share_range: tuple[float, float] | None = None,
+        block_size: int = 1,
         bn_momentum: float = 0.1,
         eps: float = 1e-5,
     ) -> None:
@@ -172,6 +153,8 @@ class SpatialSparsity(nn.Module):
         if not 0.0 < momentum <= 1.0:
             raise ConfigError(f"threshold momentum must lie in (0, 1], got {momentum}")
         self.channels = channels
+        self.block_size = check_block_size(channels, block_size)
+        self.blocks = channels // self.block_size  # rows of the thresholds: one per motif
         self.affine = affine
         self.momentum = momentum
         self.min_hits = float(min_hits)
@@ -195,7 +178,7 @@ class SpatialSparsity(nn.Module):
             self.register_parameter("bias", None)
         self.register_buffer("running_mean", torch.zeros(channels))
         self.register_buffer("running_var", torch.ones(channels))
-        self.register_buffer("thresholds", torch.zeros(channels if per_channel else 1))
+        self.register_buffer("thresholds", torch.zeros(self.blocks if per_channel else 1))
         self.register_buffer("_density", torch.tensor(check_density(density), dtype=torch.float64))
         self.register_buffer("_warm", torch.tensor(False))
         self._pending: list[torch.Tensor] = []
@@ -203,9 +186,16 @@ class SpatialSparsity(nn.Module):
 
     @classmethod
     def from_config(
-        cls, channels: int, density: float, options: SparseSettings
+        cls, channels: int, density: float, options: SparseSettings, *, blocks: bool = False
     ) -> SpatialSparsity:
-        """The layer described by a task config's ``model.sparse`` settings."""
+        """The layer described by a task config's ``model.sparse`` settings; ``blocks``: the
+        caller built g and h for motif blocks (``channels`` = motifs x block size), else a
+        block size is refused."""
+        if (options.block_size or 1) > 1 and not blocks:
+            raise ConfigError(
+                "model.sparse.block_size: motif blocks are built for the planted and splicing "
+                "tasks only"
+            )
         return cls(
             channels,
             float(density),
@@ -217,6 +207,7 @@ class SpatialSparsity(nn.Module):
             peak_below=options.peak_below,
             compete_window=options.compete_window or 0,
             share_range=options.share_range,
+            block_size=(options.block_size or 1) if blocks else 1,
         )
 
     # -- density -------------------------------------------------------------------------
@@ -252,12 +243,17 @@ class SpatialSparsity(nn.Module):
             raise ValueError(
                 f"SpatialSparsity expects (N, {self.channels}, ...) input, got {tuple(x.shape)}"
             )
-        z = self.compete(self.keep_peaks(self.normalize(x)))
+        z = self.normalize(x)
+        s = self.compete(self.keep_peaks(block_norms(z, self.block_size)))
         if self.training:
             with torch.no_grad():
-                self._observe(z.detach())
-        shape = (1, -1) + (1,) * (z.dim() - 2)
-        return F.relu(z - self.thresholds.view(shape).to(z.dtype))
+                self._observe(s.detach())
+        shape = (1, -1) + (1,) * (s.dim() - 2)
+        kept = F.relu(s - self.thresholds.view(shape).to(s.dtype))
+        if self.block_size == 1:
+            return kept
+        # Group soft-thresholding: the block's vector, its norm shrunk from n to relu(n - t).
+        return z * spread_blocks(kept / s.clamp_min(1e-6), self.block_size)
 
     def keep_peaks(self, z: torch.Tensor) -> torch.Tensor:
         """With ``peak_window`` r > 0 (and density at most ``peak_below``): ``z`` where it is
@@ -270,7 +266,7 @@ class SpatialSparsity(nn.Module):
 
     def competing(self) -> bool:
         """Whether the channel competition applies at the current density."""
-        return self.compete_window > 0 and self.channels > 1 and self.density <= self.peak_below
+        return self.compete_window > 0 and self.blocks > 1 and self.density <= self.peak_below
 
     def compete(self, z: torch.Tensor) -> torch.Tensor:
         """With ``compete_window`` r > 0 (and density at most ``peak_below``): ``z`` with the
@@ -289,7 +285,8 @@ class SpatialSparsity(nn.Module):
     @torch.no_grad()
     def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The non-zero outputs of :meth:`forward` for one 1-D input ``(1, C, L)`` in eval
-        mode, as ``(channel, position, value)``, without building the dense output.
+        mode, as ``(channel, position, value)``, without building the dense output (with
+        blocks: ``(block, position, norm of the block's output)``).
 
         Same values as ``forward`` (the same normalisation, the same ``z - t``), but the peak
         test and the subtraction run only where ``z > t``: a genome scan spends most of its
@@ -297,7 +294,7 @@ class SpatialSparsity(nn.Module):
         """
         if self.training or x.dim() != 3 or x.shape[0] != 1:
             raise ValueError("active_sites needs eval mode and one (1, C, L) input")
-        z = self.normalize(x)[0]
+        z = block_norms(self.normalize(x), self.block_size)[0]
         t = self.thresholds.to(z.dtype)
         channel, position = torch.nonzero(z > t[:, None], as_tuple=True)
         value = z[channel, position]
@@ -318,9 +315,10 @@ class SpatialSparsity(nn.Module):
         return channel, position, value - t[channel]
 
     def pre_threshold(self, x: torch.Tensor) -> torch.Tensor:
-        """The normalised values ``z - t`` before the ReLU (for analysis and export)."""
+        """The normalised values ``z - t`` before the ReLU (for analysis and export; with
+        blocks, block norms less the thresholds)."""
         shape = (1, -1) + (1,) * (x.dim() - 2)
-        z = self.compete(self.keep_peaks(self.normalize(x)))
+        z = self.compete(self.keep_peaks(block_norms(self.normalize(x), self.block_size)))
         return z - self.thresholds.view(shape).to(x.dtype)
 
     @torch.no_grad()
@@ -334,7 +332,7 @@ class SpatialSparsity(nn.Module):
         self.running_var.copy_(x.var(dim=dims).to(self.running_var.dtype))
         z = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                          training=False, eps=self.eps)  # fmt: skip
-        rows = self._rows(self.compete(self.keep_peaks(z)))
+        rows = self._rows(self.compete(self.keep_peaks(block_norms(z, self.block_size))))
         self._warm.fill_(False)
         self._pending, self._pending_elements = [], 0
         self._update(self._estimate(rows, rows.shape[1]), rows)
@@ -342,7 +340,7 @@ class SpatialSparsity(nn.Module):
     # -- threshold estimation ------------------------------------------------------------
     def _rows(self, z: torch.Tensor) -> torch.Tensor:
         if self.per_channel:
-            return z.transpose(0, 1).reshape(self.channels, -1).float()
+            return z.transpose(0, 1).reshape(self.blocks, -1).float()
         return z.reshape(1, -1).float()
 
     def _observe(self, z: torch.Tensor) -> None:
@@ -410,4 +408,5 @@ class SpatialSparsity(nn.Module):
             f"per_channel={self.per_channel}, min_hits={self.min_hits:g}, "
             f"peak_window={self.peak_window}, compete_window={self.compete_window}"
             + ("" if self.share_range is None else f", share_range={list(self.share_range)}")
+            + ("" if self.block_size == 1 else f", block_size={self.block_size}")
         )

@@ -31,6 +31,7 @@ from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
 from ..models.heads import CTCSequenceHead1D, ctc_greedy_decode, ctc_loss
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
+from ..sparsity.blocks import layer_channels
 from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Cell, Task
 
@@ -394,18 +395,22 @@ class PlantedMotifsTask(Task):
         m = self.config.model
         sparse = m.sparse_layer if sparse is None else sparse
         k = m.motif_channels or len(self.motifs)
+        block = (m.sparse.block_size or 1) if sparse else 1  # channels per motif
         g = MotifModel1D(
-            k,
+            layer_channels(k, block),
             hidden=m.hidden,
             first_kernel=m.first_kernel,
             residual_units=m.residual_units,
             unit_kernel=m.unit_kernel,
             reverse_complement=m.reverse_complement,
+            block_size=block,
         )
         start = self.config.annealing.start_density
-        layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
+        layer = (
+            SpatialSparsity.from_config(g.motifs, start, m.sparse, blocks=True) if sparse else None
+        )
         h = CTCSequenceHead1D(
-            k,
+            g.motifs,
             len(self.motifs),
             hidden=m.head_hidden,
             pool=m.head_pool,

@@ -23,7 +23,7 @@ farther out is left to the learned channels.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,7 @@ from ..models.core import SiteCore
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
 from ..models.splice import SpliceAIHead
+from ..sparsity.blocks import layer_channels
 from ..sparsity.layer import SparseSettings, SpatialSparsity
 from .base import Batch, Task
 
@@ -242,20 +243,23 @@ class SplicingTask(Task):
     def build_model(self, *, sparse: bool | None = None) -> SparlingModel:
         m = self.config.model
         sparse = m.sparse_layer if sparse is None else sparse
-        k = m.motif_channels
+        block = (m.sparse.block_size or 1) if sparse else 1  # channels per motif
         g = MotifModel1D(
-            k,
+            layer_channels(m.motif_channels, block),
             hidden=m.hidden,
             first_kernel=m.first_kernel,
             residual_units=m.residual_units,
             unit_kernel=m.unit_kernel,
             reverse_complement=False,  # windows are in transcript orientation
+            block_size=block,
         )
         start = self.config.annealing.start_density
-        layer = SpatialSparsity.from_config(k, start, m.sparse) if sparse else None
+        layer = (
+            SpatialSparsity.from_config(g.motifs, start, m.sparse, blocks=True) if sparse else None
+        )
         core, core_sparse = self.build_core() if sparse and m.core_sites else (None, None)
         h = SpliceAIHead(
-            k + (0 if core is None else len(core.classes)),
+            g.motifs + (0 if core is None else len(core.classes)),
             len(self.classes),
             context=self.data.context,
             channels=m.head_channels,
@@ -326,7 +330,8 @@ class SplicingTask(Task):
                 )
         core = SiteCore(self.classes[1:], windows, context=self.data.context,
                         hidden=m.core_hidden, layers=m.core_layers)  # fmt: skip
-        layers = [SpatialSparsity.from_config(1, d, m.sparse) for d in densities]
+        one = replace(m.sparse, block_size=None)  # a core class is one channel
+        layers = [SpatialSparsity.from_config(1, d, one) for d in densities]
         return core, layers
 
     # -- data ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The planted benchmark: seeds and a random motif draw (tiny preset), each row with its
-stop reason, density steps (forced ones apart) and identifiability status."""
+"""The planted benchmark: seeds, the motif-block variant and a random motif draw (tiny
+preset), each row with its stop reason, density steps (forced ones apart) and
+identifiability status."""
 
 import json
 
@@ -10,9 +11,11 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     md = tmp_path / "BENCHMARKS.md"
     deadline = [{"annealing": {"finish_by_samples": 320}}]  # forces steps in a tiny run
     path = run_planted_benchmark(tmp_path / "out", [0], preset="tiny", ablations=False,
-                                 draws=[1], benchmarks_md=md, overrides=deadline)  # fmt: skip
+                                 draws=[1], benchmarks_md=md, overrides=deadline,
+                                 block_sizes=[2])  # fmt: skip
     result = json.loads(path.read_text())
-    assert set(result["runs"]) == {"sparling", "draw1"}
+    assert set(result["runs"]) == {"sparling", "block2", "draw1"}
+    assert "block_size: 2" in (tmp_path / "out" / "block2_seed0" / "config.yaml").read_text()
     draw = result["runs"]["draw1"][0]
     assert draw["motifs"] == draw_motifs(1) and len(draw["motifs"]) == 7
     config = (tmp_path / "out" / "draw1_seed0" / "config.yaml").read_text()
@@ -22,7 +25,8 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
         assert rows[0]["forced_steps"] > 0 and rows[0]["stopped_by"]
         assert rows[0]["finish_by_samples"] == 320
     text = md.read_text()
-    assert "--no-ablations --draws 1" in text and "| draw1 | 0 |" in text
+    assert "--no-ablations --draws 1 --block-size 2" in text and "| draw1 | 0 |" in text
+    assert "| block2 | 0 |" in text and "- block2: end-to-end error" in text
     assert draw["identifiability_verdict"] in text
     assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs

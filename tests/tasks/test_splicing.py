@@ -60,6 +60,16 @@ def test_share_range_gives_the_learned_channels_a_shared_budget(tiny_dataset):
         _task(tiny_dataset, sparse={"share_range": [2, 8]}).build_model()
 
 
+def test_motif_blocks_keep_the_core_channels_single(tiny_dataset):
+    model = _task(tiny_dataset, sparse={"block_size": 2}).build_model()
+    assert model.g.motifs == 16 and model.learned == 8 and model.channels == 10
+    assert all(layer.block_size == 1 for layer in model.core_sparse)
+    assert model.motif_groups()[-2:] == [[16], [17]] and model.motif_groups()[0] == [0, 1]
+    out = model(_task(tiny_dataset).train_batch(0, 2).x)
+    assert out["layer"].shape[1] == 18 and out["motifs"].shape[1] == 8
+    assert out["core_motifs"].shape[1] == 2
+
+
 def test_missing_dataset_is_a_config_error():
     config = resolve_config("splicing", "tiny")
     with pytest.raises(ConfigError, match="data.dataset is empty"):
@@ -214,7 +224,7 @@ def test_core_sites_false_is_the_model_without_a_core(tiny_dataset):
     for key, value in plain.g.state_dict().items():
         assert torch.equal(value, with_core.g.state_dict()[key]), key
     out = plain(_task(tiny_dataset).train_batch(0, 2).x)
-    assert set(out) == {"logits", "motifs"}
+    assert set(out) == {"logits", "motifs", "layer"}
 
 
 def test_a_bed_task_gets_one_core_per_class(tmp_path):
