@@ -185,6 +185,22 @@ def bench_splicing(out, reference, preset, seed, benchmarks_md, sets, skip) -> N
     click.echo(f"wrote {result}")
 
 
+@main.command("planted-data")
+@click.option(
+    "--out", default=Path("bench_runs/planted_data.json"), type=click.Path(path_type=Path)
+)
+@click.option("--draws", default="1,2,3", show_default=True, callback=_parse_seeds,
+              help="Random motif draws to time beside the default set.")  # fmt: skip
+@click.option("--batches", default=20, show_default=True, help="Batches per repeat (3 repeats).")
+@_benchmarks_md_option
+def bench_planted_data(out, draws, batches, benchmarks_md) -> None:
+    """Planted batch time: conv1d site rejection vs the numpy gather it replaced."""
+    from .planted_data import run_planted_data_benchmark
+
+    run_planted_data_benchmark(out, benchmarks_md=benchmarks_md, draws=draws, batches=batches)
+    click.echo(f"wrote {out}")
+
+
 @main.command("sparse-layer")
 @click.option(
     "--out", default=Path("bench_runs/sparse_layer.json"), type=click.Path(path_type=Path)
