@@ -51,7 +51,7 @@ _benchmarks_md_option = click.option(
               help="Comma-separated draws of a random JASPAR motif set (seed 0 each).")
 @click.option("--block-size", "block_sizes", default="",
               callback=lambda c, p, v: _parse_seeds(c, p, v) if v else [],
-              help="Comma-separated motif block sizes to train beside (first seed).")  # fmt: skip
+              help="Comma-separated motif block sizes to train beside (every seed).")  # fmt: skip
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for every run.")
 def bench_planted(out, seeds, preset, ablations, draws, block_sizes, benchmarks_md, sets) -> None:

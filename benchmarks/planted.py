@@ -106,15 +106,17 @@ def run_planted_benchmark(
                 **_flat(run_or_resume(out / f"global_threshold_seed{seeds[0]}", global_threshold)),
             }
         ]
-    for size in block_sizes or []:  # the motif-block variant, on the first seed
-        blocks = resolve_config(
-            "planted",
-            preset,
-            overrides=overrides + [{"seed": seeds[0]}, {"model": {"sparse": {"block_size": size}}}],
-        )
-        runs[f"block{size}"] = [
-            {"seed": seeds[0], **_flat(run_or_resume(out / f"block{size}_seed{seeds[0]}", blocks))}
-        ]
+    for size in block_sizes or []:  # the motif-block variant, on every seed
+        runs[f"block{size}"] = []
+        for seed in seeds:
+            blocks = resolve_config(
+                "planted",
+                preset,
+                overrides=overrides + [{"seed": seed}, {"model": {"sparse": {"block_size": size}}}],
+            )
+            runs[f"block{size}"].append(
+                {"seed": seed, **_flat(run_or_resume(out / f"block{size}_seed{seed}", blocks))}
+            )
     for draw in draws or []:
         motifs = draw_motifs(draw)
         data = {"data": {**DRAW_DATA, "motifs": motifs}}
