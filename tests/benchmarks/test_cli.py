@@ -9,8 +9,8 @@ import pytest
 from tests.conftest import REPO
 
 BENCHMARKS = ("concepts", "grokking", "identifiability", "motif-export", "paper-domain",
-              "pipeline", "planted", "scan", "scan-load", "seeds", "sparse-layer", "splicing",
-              "variants")  # fmt: skip
+              "pipeline", "planted", "planted-data", "scan", "scan-load", "seeds", "sparse-layer",
+              "splicing", "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
@@ -33,8 +33,9 @@ def test_each_benchmark_keeps_its_options():
 
     options = {name: sorted(o for p in cmd.params for o in p.opts)
                for name, cmd in main.commands.items()}  # fmt: skip
-    assert options["planted"] == ["--ablations", "--benchmarks-md", "--draws", "--out",
-                                  "--preset", "--seeds", "--set"]  # fmt: skip
+    assert options["planted"] == ["--ablations", "--benchmarks-md", "--block-size", "--draws",
+                                  "--out", "--preset", "--seeds", "--set"]  # fmt: skip
+    assert options["planted-data"] == ["--batches", "--benchmarks-md", "--draws", "--out"]
     assert options["paper-domain"] == ["--benchmarks-md", "--out", "--preset", "--seeds",
                                        "--set", "--task"]  # fmt: skip
     assert options["splicing"] == ["--benchmarks-md", "--out", "--preset", "--reference",
