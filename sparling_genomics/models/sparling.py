@@ -98,18 +98,23 @@ class SparlingModel(nn.Module):
     def motifs(self, x: torch.Tensor) -> torch.Tensor:
         """One activation per motif: the sparse layer's (or g's raw output without a sparse
         layer; with blocks, block norms), learned motifs first, then the core's."""
-        return self.motif_activations(self.layer_and_residual(x)[0])
+        return self.motif_activations(self._layer_and_core(x)[0])
 
-    def layer_and_residual(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """The whole layer ``h`` reads (learned channels, then the core's) and what is added
-        to ``h``'s logits (the core's log-probabilities; None without a core): with
-        :meth:`read`, the forward pass in two halves, for tests that edit the layer."""
+    def _layer_and_core(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The whole layer ``h`` reads and the core's site logits (None without a core)."""
         z = self.g(x)
         m = z if self.sparse is None else self.sparse(z)
         if self.core is None:
             return m, None
         s = self.core(x)
-        return torch.cat([m, self._core_motifs(s)], 1), self.core.log_probabilities(s)
+        return torch.cat([m, self._core_motifs(s)], 1), s
+
+    def layer_and_residual(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The whole layer ``h`` reads (learned channels, then the core's) and what is added
+        to ``h``'s logits (the core's log-probabilities; None without a core): with
+        :meth:`read`, the forward pass in two halves, for tests that edit the layer."""
+        layer, s = self._layer_and_core(x)
+        return layer, None if s is None else self.core.log_probabilities(s)
 
     def read(self, layer: torch.Tensor, residual: torch.Tensor | None = None) -> torch.Tensor:
         """``h``'s logits from a (possibly edited) motif layer and the residual."""
