@@ -343,6 +343,11 @@ CASES: list[Case] = [
          {}, ["train", "--task", "digit_circle", "--preset", "tiny", "--set",
               "model.sparse.block_size=2", "--out", "run"],
          expect=["motif blocks are built for the planted and splicing tasks only"]),
+    Case("config-strand-rule-one-strand", "config", "the strand rule for a model that reads one "
+         "strand", {}, ["train", "--task", "planted", "--preset", "tiny", "--set",
+                        "model.reverse_complement=false", "--set", "model.sparse.strand_window=8",
+                        "--out", "run"],
+         expect=["the strand rule needs a motif model that reads both strands"]),
     Case("config-wrong-type", "config", "a value of the wrong type (YAML file)",
          {"my.yaml": b"train:\n  max_samples: lots\n"},
          ["train", "--task", "planted", "--preset", "tiny", "--config", "my.yaml", "--out", "run"],

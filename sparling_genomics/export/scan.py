@@ -4,7 +4,9 @@ Each sequence is streamed in chunks that overlap by a halo of (receptive field /
 sparse layer's peak window), so a chunk's kept centre is computed exactly as over the whole
 sequence; positions beyond the sequence ends are N (all-zero one-hot). Both strands are
 scanned: the plus strand as is, the minus strand as the reverse complement (read 5'->3' on that
-strand, as minus-strand genes are in the splicing datasets), mapped back to plus coordinates.
+strand, as minus-strand genes are in the splicing datasets), mapped back to plus coordinates;
+with the sparse layer's strand rule (``model.sparse.strand_window``), a site that loses to the
+other strand's larger site of its motif nearby is dropped, so a palindrome gives one site.
 Runs of N produce no sites (an all-N receptive field gives g a constant; the site must also
 lie on an A/C/G/T base).
 
@@ -25,6 +27,7 @@ import torch
 from ..genome.fasta import Genome
 from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
 from ..models.sparling import halo_of
+from ..sparsity.rules import strand_winners
 
 try:
     _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -66,6 +69,26 @@ def _strand_sites(model, codes: np.ndarray, device) -> tuple[np.ndarray, ...]:
     return channel.cpu().numpy(), position.cpu().numpy(), value.float().cpu().numpy()
 
 
+def _strand_rule(strands: list, learned: int, width: int, window: int) -> list:
+    """The sparse layer's strand rule on both strands' sites of a piece ``width`` bases wide
+    (plus-strand coordinates): a learned motif's site is dropped where the other strand has
+    a larger one within ±``window`` (ties go to the plus strand); core channels keep theirs."""
+    dense = []
+    for c, p, v in strands:
+        values = torch.full((1, learned, width), float("-inf"))
+        learned_site = c < learned
+        values[0, c[learned_site], p[learned_site]] = torch.from_numpy(v[learned_site])
+        dense.append(values)
+    keeps = strand_winners(dense[0], dense[1], window)
+    out = []
+    for (c, p, v), keep in zip(strands, keeps):
+        learned_site = c < learned
+        kept = np.ones(len(c), bool)
+        kept[learned_site] = keep[0, c[learned_site], p[learned_site]].numpy()
+        out.append((c[kept], p[kept], v[kept]))
+    return out
+
+
 @torch.no_grad()
 def scan_codes(
     model, seqid: str, codes: np.ndarray, *, chunk: int = 50_000, device=None
@@ -85,12 +108,17 @@ def scan_codes(
         # call grew the scan of 10,000 contigs to 1.7 GB) and sums in one order.
         piece = padded[start : start + chunk + 2 * halo]  # covers [start - halo, end + halo)
         width = len(piece)
-        parts = []
+        strands = []
         for sign in (1, -1):
             read = piece if sign == 1 else reverse_complement_codes(piece)
             c, p, v = _strand_sites(model, read, device)
             if sign == -1:
                 p = width - 1 - p  # back to plus-strand coordinates of the piece
+            strands.append((c, p, v))
+        if model.sparse is not None and model.sparse.strand_aware():
+            strands = _strand_rule(strands, model.learned, width, model.sparse.strand_window)
+        parts = []
+        for sign, (c, p, v) in zip((1, -1), strands):
             p = p - halo  # chunk coordinates
             keep = (p >= 0) & (p < end - start)
             c, p, v = c[keep], p[keep], v[keep]

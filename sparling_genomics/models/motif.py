@@ -75,15 +75,21 @@ class MotifModel1D(nn.Module):
         return self.out(torch.relu(self.out_norm(h))).squeeze(2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.forward_with_strand(x)[0]
+
+    def forward_with_strand(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The motif logits and, per position and motif (channel or block), True where they
+        are the reverse strand's (None without reverse complement): for the sparse layer's
+        strand rule."""
         if not self.reverse_complement:
-            return self.scan(x).contiguous()
+            return self.scan(x).contiguous(), None
         both = self.scan(torch.cat([x, reverse_complement_one_hot(x)], dim=0))
         forward, reverse = both.chunk(2, dim=0)
         reverse = torch.flip(reverse, dims=(-1,))
-        if self.block_size == 1:
-            return torch.maximum(forward, reverse)
         wins = self._reverse_wins(forward, reverse)
-        return torch.where(spread_blocks(wins, self.block_size), reverse, forward)
+        if self.block_size == 1:
+            return torch.maximum(forward, reverse), wins
+        return torch.where(spread_blocks(wins, self.block_size), reverse, forward), wins
 
     def _reverse_wins(self, forward: torch.Tensor, reverse: torch.Tensor) -> torch.Tensor:
         """Per position and motif (a channel, or a block by its norm): the reverse strand is

@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..errors import ConfigError
 from ..sparsity.blocks import block_channels, block_norms
 from ..sparsity.layer import SpatialSparsity
 from .core import SiteCore
@@ -35,6 +36,13 @@ class SparlingModel(nn.Module):
         core_sparse: list[SpatialSparsity] | None = None,
     ) -> None:
         super().__init__()
+        if sparse is not None and sparse.strand_window and not getattr(
+            g, "reverse_complement", False
+        ):
+            raise ConfigError(
+                "model.sparse.strand_window: the strand rule needs a motif model that reads "
+                "both strands of DNA (model.reverse_complement: true)"
+            )
         self.g = g
         self.sparse = sparse
         self.h = h
@@ -102,8 +110,12 @@ class SparlingModel(nn.Module):
 
     def _layer_and_core(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The whole layer ``h`` reads and the core's site logits (None without a core)."""
-        z = self.g(x)
-        m = z if self.sparse is None else self.sparse(z)
+        if self.sparse is not None and self.sparse.strand_window:
+            z, strand = self.g.forward_with_strand(x)  # the strand rule needs g's strands
+            m = self.sparse(z, strand)
+        else:
+            z = self.g(x)
+            m = z if self.sparse is None else self.sparse(z)
         if self.core is None:
             return m, None
         s = self.core(x)
@@ -144,6 +156,8 @@ def halo_of(model) -> int:
         and (model.sparse.density <= model.sparse.peak_below)
     ):
         peak = int(model.sparse.peak_window)
+    if model.sparse is not None and model.sparse.strand_aware():
+        peak += int(model.sparse.strand_window)  # and on the other strand's within +-strand
     if model.sparse is not None and model.sparse.competing():
         # A site also depends on the other channels' peaks within +-compete_window.
         peak += int(model.sparse.compete_window)

@@ -45,6 +45,15 @@ another anti-copy rule: a frequent signal can be one channel, not several copies
 Option ``block_size=b`` (off by default): a motif is a block of b channels kept or dropped
 together by its l2 norm, every rule above applied to the block norms (``sparsity/blocks.py``).
 
+Option ``strand_window=r`` (off by default; needs g's strand of each position, which a
+reverse-complement ``MotifModel1D`` supplies): a peak is dropped when the other strand has a
+larger value of the same channel within ±r (ties go to the forward strand). A palindromic
+site is read on both strands, and g's two detections lie mirrored about the site's centre,
+as far apart as twice g's offset from it (8 bp for a TCP site in a planted run), beyond the
+peak window: without the rule the site spends two activations, the channel's threshold rises
+to keep its density, and the weaker sites are lost. Like the peak rule it starts once the
+density is at most ``peak_below``.
+
 The thresholds get no gradient. In eval mode they are frozen and BatchNorm uses its running
 statistics, so the density measured on fresh data matches the target.
 """
@@ -62,7 +71,7 @@ from ..config import bounded
 from ..errors import ConfigError
 from .blocks import block_norms, check_block_size, spread_blocks
 from .budget import budget_thresholds, check_share_range, share_hits
-from .rules import competition_winners, local_max
+from .rules import competition_winners, local_max, strand_rule
 
 # Above this fraction of hits per channel, ``kthvalue`` beats ``topk`` on CPU.
 _TOPK_MAX_FRACTION = 0.05
@@ -112,6 +121,9 @@ class SparseSettings:
     share_range: list[float] | None = bounded(None, optional=True, settable=True)
     # Channels per motif (sparsity/blocks.py); None (not in the config, settable) or 1: one.
     block_size: int | None = bounded(None, min=1, optional=True, settable=True)
+    # A peak loses to the other strand's larger value within +-strand_window (the strand
+    # rule, for palindromes); None (not in the config, settable) or 0: off.
+    strand_window: int | None = bounded(None, min=0, optional=True, settable=True)
 
 
 class SpatialSparsity(nn.Module):
@@ -144,6 +156,7 @@ class SpatialSparsity(nn.Module):
         compete_window: int = 0,
         share_range: tuple[float, float] | None = None,
         block_size: int = 1,
+        strand_window: int = 0,
         bn_momentum: float = 0.1,
         eps: float = 1e-5,
     ) -> None:
@@ -166,6 +179,9 @@ class SpatialSparsity(nn.Module):
         if compete_window < 0:
             raise ConfigError(f"compete_window must be >= 0, got {compete_window}")
         self.compete_window = int(compete_window)
+        if strand_window < 0:
+            raise ConfigError(f"strand_window must be >= 0, got {strand_window}")
+        self.strand_window = int(strand_window)
         shares = None if share_range is None else check_share_range(share_range)
         self.share_range = None if shares in (None, (1.0, 1.0)) or not per_channel else shares
         self.bn_momentum = bn_momentum
@@ -208,6 +224,7 @@ class SpatialSparsity(nn.Module):
             compete_window=options.compete_window or 0,
             share_range=options.share_range,
             block_size=(options.block_size or 1) if blocks else 1,
+            strand_window=options.strand_window or 0,
         )
 
     # -- density -------------------------------------------------------------------------
@@ -238,13 +255,15 @@ class SpatialSparsity(nn.Module):
             eps=self.eps,
         )
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, strand: torch.Tensor | None = None) -> torch.Tensor:
+        """``strand``: (N, motifs, L) bool, True where g read the reverse strand (used by the
+        strand rule only)."""
         if x.dim() < 3 or x.shape[1] != self.channels:
             raise ValueError(
                 f"SpatialSparsity expects (N, {self.channels}, ...) input, got {tuple(x.shape)}"
             )
         z = self.normalize(x)
-        s = self.compete(self.keep_peaks(block_norms(z, self.block_size)))
+        s = self.compete(self.keep_peaks(block_norms(z, self.block_size), strand))
         if self.training:
             with torch.no_grad():
                 self._observe(s.detach())
@@ -255,14 +274,24 @@ class SpatialSparsity(nn.Module):
         # Group soft-thresholding: the block's vector, its norm shrunk from n to relu(n - t).
         return z * spread_blocks(kept / s.clamp_min(1e-6), self.block_size)
 
-    def keep_peaks(self, z: torch.Tensor) -> torch.Tensor:
+    def keep_peaks(self, z: torch.Tensor, strand: torch.Tensor | None = None) -> torch.Tensor:
         """With ``peak_window`` r > 0 (and density at most ``peak_below``): ``z`` where it is
-        its channel's max within ±r, else -inf."""
+        its channel's max within ±r, else -inf; then, given the strands and with
+        ``strand_window``, the peaks that lose to the other strand's set to -inf too."""
         r = self.peak_window
-        if r == 0 or self.density > self.peak_below:
-            return z
-        local = local_max(z, r, "peak_window")
-        return torch.where(z >= local, z, torch.full_like(z, float("-inf")))
+        if r and self.density <= self.peak_below:
+            local = local_max(z, r, "peak_window")
+            z = torch.where(z >= local, z, torch.full_like(z, float("-inf")))
+        if strand is not None and self.strand_aware():
+            with torch.no_grad():
+                keep = strand_rule(z.detach(), strand, self.strand_window)
+            z = torch.where(keep, z, torch.full_like(z, float("-inf")))
+        return z
+
+    def strand_aware(self) -> bool:
+        """Whether the strand rule applies at the current density (to input whose strands
+        g named)."""
+        return bool(self.strand_window) and self.density <= self.peak_below
 
     def competing(self) -> bool:
         """Whether the channel competition applies at the current density."""
@@ -286,7 +315,8 @@ class SpatialSparsity(nn.Module):
     def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The non-zero outputs of :meth:`forward` for one 1-D input ``(1, C, L)`` in eval
         mode, as ``(channel, position, value)``, without building the dense output (with
-        blocks: ``(block, position, norm of the block's output)``).
+        blocks: ``(block, position, norm of the block's output)``). One strand's input: the
+        strand rule is the caller's (``export/scan.py`` applies it to both strands' sites).
 
         Same values as ``forward`` (the same normalisation, the same ``z - t``), but the peak
         test and the subtraction run only where ``z > t``: a genome scan spends most of its
@@ -314,11 +344,12 @@ class SpatialSparsity(nn.Module):
             channel, position, value = channel[keep], position[keep], value[keep]
         return channel, position, value - t[channel]
 
-    def pre_threshold(self, x: torch.Tensor) -> torch.Tensor:
+    def pre_threshold(self, x: torch.Tensor, strand: torch.Tensor | None = None) -> torch.Tensor:
         """The normalised values ``z - t`` before the ReLU (for analysis and export; with
         blocks, block norms less the thresholds)."""
         shape = (1, -1) + (1,) * (x.dim() - 2)
-        z = self.compete(self.keep_peaks(block_norms(self.normalize(x), self.block_size)))
+        z = block_norms(self.normalize(x), self.block_size)
+        z = self.compete(self.keep_peaks(z, strand))
         return z - self.thresholds.view(shape).to(x.dtype)
 
     @torch.no_grad()
@@ -409,4 +440,5 @@ class SpatialSparsity(nn.Module):
             f"peak_window={self.peak_window}, compete_window={self.compete_window}"
             + ("" if self.share_range is None else f", share_range={list(self.share_range)}")
             + ("" if self.block_size == 1 else f", block_size={self.block_size}")
+            + (f", strand_window={self.strand_window}" if self.strand_window else "")
         )

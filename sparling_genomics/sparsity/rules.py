@@ -1,5 +1,6 @@
-"""The sparse layer's position rules: each channel's local maximum (the peak rule) and the
-channel competition (the anti-copy rule); ``layer.py``'s docstring says what each is for."""
+"""The sparse layer's position rules: each channel's local maximum (the peak rule), the
+channel competition (the anti-copy rule) and the strand rule (one site of a palindrome, not
+one per strand); ``layer.py``'s docstring says what each is for."""
 
 from __future__ import annotations
 
@@ -34,3 +35,26 @@ def competition_winners(values: torch.Tensor, window: int) -> torch.Tensor:
     mine = values.gather(1, first)
     wins = torch.where(second_at < first, mine > second, mine >= second) & (mine > float("-inf"))
     return torch.zeros_like(values, dtype=torch.bool).scatter(1, first, wins)
+
+
+def strand_winners(
+    forward: torch.Tensor, reverse: torch.Tensor, window: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per position of two strands' values (N, C, L) (-inf: no candidate there): True where
+    the strand's value beats the other strand's values of the same channel within
+    ±``window``, strictly for the reverse strand (ties go to the forward one)."""
+    keep_forward = forward >= local_max(reverse, window, "strand rule")
+    keep_reverse = reverse > local_max(forward, window, "strand rule")
+    finite = float("-inf")
+    return keep_forward & (forward > finite), keep_reverse & (reverse > finite)
+
+
+def strand_rule(values: torch.Tensor, reverse: torch.Tensor, window: int) -> torch.Tensor:
+    """:func:`strand_winners` on one strand-merged map: ``values`` (N, C, L) holds at each
+    position the value of the strand ``reverse`` (bool, same shape) names; True where that
+    value survives the other strand's values of its channel within ±``window``."""
+    minus = torch.full_like(values, float("-inf"))
+    keep_f, keep_r = strand_winners(
+        torch.where(reverse, minus, values), torch.where(reverse, values, minus), window
+    )
+    return torch.where(reverse, keep_r, keep_f)

@@ -124,3 +124,17 @@ def test_scan_of_competing_and_core_channels_is_the_motif_layer_in_any_chunking(
     for chunk in (300, 1111):
         got = _all(core_model, codes, chunk)
         assert all(np.array_equal(a, b) for a, b in zip((pos, strand, chan), got))
+
+
+def test_strand_rule_gives_a_palindrome_one_site_and_forward_agrees():
+    """An exact palindrome read by a model whose detections sit off the site's centre: two
+    sites (one per strand) without the strand rule, one with it, as in the forward pass."""
+    from sparling_genomics.export.scan import _strand_rule
+
+    sites = (np.array([0, 0, 1]), np.array([10, 40, 10]), np.array([1.0, 2.0, 3.0], np.float32))
+    minus = (np.array([0, 0]), np.array([18, 70]), np.array([1.5, 0.5], np.float32))
+    plus, rev = _strand_rule([sites, minus], learned=1, width=100, window=10)
+    # channel 0: 10 (+) loses to 18 (-), 40 (+) stands alone, 70 (-) stands alone;
+    # channel 1 is a core channel: kept as is.
+    assert sorted(zip(plus[0].tolist(), plus[1].tolist())) == [(0, 40), (1, 10)]
+    assert rev[1].tolist() == [18, 70]

@@ -274,3 +274,43 @@ def test_competition_winners_match_the_rule_with_ties_and_non_candidates():
             x = x.view(2, channels, 5, 6)  # 2-D maps
         for window in (0, 1, 3):
             assert torch.equal(competition_winners(x, window), _winners_by_definition(x, window))
+
+
+def _mirrored(strand_window, density=1e-3):
+    """One channel, one site read on both strands: the forward peak at 10, the reverse peak
+    (slightly larger) at 18, beyond the peak window; a lone forward peak at 60."""
+    layer = SpatialSparsity(1, density, peak_window=3, peak_below=0.01,
+                            strand_window=strand_window)  # fmt: skip
+    layer.eval()
+    layer.thresholds.fill_(1.0)
+    x = torch.zeros(1, 1, 80)
+    x[0, 0, 10], x[0, 0, 18], x[0, 0, 60] = 3.0, 3.5, 2.0
+    strand = torch.zeros(1, 1, 80, dtype=torch.bool)
+    strand[0, 0, 18] = True
+    return layer, x, strand
+
+
+def test_strand_rule_keeps_one_site_of_a_palindrome_and_lone_peaks():
+    layer, x, strand = _mirrored(strand_window=10)
+    out = layer(x, strand)[0, 0]
+    assert torch.nonzero(out).flatten().tolist() == [18, 60]  # the larger strand's peak
+    assert torch.nonzero(layer(x)[0, 0]).flatten().tolist() == [10, 18, 60]  # no strands
+    off, x, strand = _mirrored(strand_window=0)
+    assert torch.nonzero(off(x, strand)[0, 0]).flatten().tolist() == [10, 18, 60]
+    near, x, strand = _mirrored(strand_window=7)  # 8 apart: out of reach
+    assert torch.nonzero(near(x, strand)[0, 0]).flatten().tolist() == [10, 18, 60]
+    dense, x, strand = _mirrored(strand_window=10, density=0.05)  # waits like the peak rule
+    assert not dense.strand_aware() and torch.equal(dense(x, strand), dense(x))
+
+
+def test_strand_winners_ties_go_to_the_forward_strand():
+    from sparling_genomics.sparsity.rules import strand_winners
+
+    inf = float("-inf")
+    forward = torch.tensor([[[2.0, inf, inf, inf, 1.0]]])
+    reverse = torch.tensor([[[inf, 2.0, inf, inf, inf]]])
+    keep_f, keep_r = strand_winners(forward, reverse, 2)
+    assert keep_f.flatten().tolist() == [True, False, False, False, True]
+    assert keep_r.flatten().tolist() == [False, False, False, False, False]
+    with pytest.raises(ConfigError):
+        SpatialSparsity(2, 0.01, strand_window=-1)
