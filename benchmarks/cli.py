@@ -68,6 +68,7 @@ def bench_planted(out, seeds, preset, ablations, draws, block_sizes, benchmarks_
         benchmarks_md=benchmarks_md,
         overrides=_overrides(None, None, sets),
         block_sizes=block_sizes,
+        sets=list(sets),
     )
     click.echo(f"wrote {result}")
 

@@ -69,7 +69,10 @@ def run_planted_benchmark(
     benchmarks_md: Path = Path("BENCHMARKS.md"),
     overrides: list[dict] | None = None,
     block_sizes: list[int] | None = None,
+    sets: list[str] | None = None,
 ) -> Path:
+    """``sets``: the ``KEY=VALUE`` overrides behind ``overrides``, as typed: a run with any is
+    a variant of the benchmark, published in a BENCHMARKS.md section of its own."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     overrides = list(overrides or [])
@@ -139,16 +142,17 @@ def run_planted_benchmark(
         "seeds": seeds,
         "draws": list(draws or []),
         "block_sizes": list(block_sizes or []),
+        "sets": list(sets or []),
         "machine": machine,
         "runs": runs,
         "mean": summary,
     }
-    return publish(result, out / "bench_planted.json", benchmarks_md, "planted",
-                   _markdown(result, out, preset, seeds, overrides))  # fmt: skip
+    section = "planted" + "".join(f" {s}" for s in sets or [])
+    return publish(result, out / "bench_planted.json", benchmarks_md, section,
+                   _markdown(result, out, preset, seeds))  # fmt: skip
 
 
-def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
-              overrides: list[dict] | None = None) -> str:  # fmt: skip
+def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
     seeds_arg = ",".join(map(str, seeds))
     draws = result.get("draws") or []
     sizes = result.get("block_sizes") or []
@@ -156,8 +160,11 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int],
     extra = (" --no-ablations" if "fixed_density" not in runs else "") + (
         f" --draws {','.join(map(str, draws))}" if draws else "") + (
         f" --block-size {','.join(map(str, sizes))}" if sizes else "")  # fmt: skip
+    sets = result.get("sets") or []
+    extra += "".join(f" --set {s}" for s in sets)
     lines = [
-        "## Planted motifs (issues 2, 24)",
+        "## Planted motifs (issues 2, 24)" + (
+            f", with {', '.join(f'`{s}`' for s in sets)}" if sets else ""),  # fmt: skip
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",

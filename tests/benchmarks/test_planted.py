@@ -12,10 +12,11 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     deadline = [{"annealing": {"finish_by_samples": 320}}]  # forces steps in a tiny run
     path = run_planted_benchmark(tmp_path / "out", [0], preset="tiny", ablations=False,
                                  draws=[1], benchmarks_md=md, overrides=deadline,
-                                 block_sizes=[2])  # fmt: skip
+                                 block_sizes=[1])  # fmt: skip
     result = json.loads(path.read_text())
-    assert set(result["runs"]) == {"sparling", "block2", "draw1"}
-    assert "block_size: 2" in (tmp_path / "out" / "block2_seed0" / "config.yaml").read_text()
+    assert set(result["runs"]) == {"sparling", "block1", "draw1"}
+    assert "block_size: 1" in (tmp_path / "out" / "block1_seed0" / "config.yaml").read_text()
+    assert "block_size: 2" in (tmp_path / "out" / "sparling_seed0" / "config.yaml").read_text()
     draw = result["runs"]["draw1"][0]
     assert draw["motifs"] == draw_motifs(1) and len(draw["motifs"]) == 7
     config = (tmp_path / "out" / "draw1_seed0" / "config.yaml").read_text()
@@ -25,8 +26,25 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
         assert rows[0]["forced_steps"] > 0 and rows[0]["stopped_by"]
         assert rows[0]["finish_by_samples"] == 320
     text = md.read_text()
-    assert "--no-ablations --draws 1 --block-size 2" in text and "| draw1 | 0 |" in text
-    assert "| block2 | 0 |" in text and "- block2: end-to-end error" in text
+    assert "--no-ablations --draws 1 --block-size 1" in text and "| draw1 | 0 |" in text
+    assert "| block1 | 0 |" in text and "- block1: end-to-end error" in text
     assert draw["identifiability_verdict"] in text
     assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
+
+
+def test_a_run_with_overrides_is_a_variant_with_its_own_section(tmp_path):
+    md = tmp_path / "BENCHMARKS.md"
+    run_planted_benchmark(tmp_path / "plain", [0], preset="tiny", ablations=False,
+                          benchmarks_md=md)  # fmt: skip
+    strand = [{"model": {"sparse": {"strand_window": 4}}}]
+    run_planted_benchmark(tmp_path / "strand", [0], preset="tiny", ablations=False,
+                          benchmarks_md=md, overrides=strand,
+                          sets=["model.sparse.strand_window=4"])  # fmt: skip
+    text = md.read_text()
+    assert "<!-- bench:planted:start -->" in text
+    assert "<!-- bench:planted model.sparse.strand_window=4:start -->" in text
+    assert "## Planted motifs (issues 2, 24), with `model.sparse.strand_window=4`" in text
+    assert "--no-ablations --set model.sparse.strand_window=4`" in text
+    config = (tmp_path / "strand" / "sparling_seed0" / "config.yaml").read_text()
+    assert "strand_window: 4" in config
