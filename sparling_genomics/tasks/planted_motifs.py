@@ -228,6 +228,11 @@ DEFAULTS = {
         "eval_every": 5_000,
         "eval_batch_size": 500,
         "final_samples": 100_000,
+        # A fresh initialisation when validation exact match is still under 5% after 100k
+        # samples: every run of bench_runs/planted_i24c but one passed 5% by 45k; draw 3
+        # sat at loss ~42-58 with exact match 0-1% for 320k samples (its first steps never
+        # left the untrained loss).
+        "plateau_restart_samples": 100_000,
     },
     "annealing": {
         "stop_density": "auto",  # 'auto': the task's true motif density
