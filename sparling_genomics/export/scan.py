@@ -115,7 +115,9 @@ def scan_codes(
             if sign == -1:
                 p = width - 1 - p  # back to plus-strand coordinates of the piece
             strands.append((c, p, v))
-        if model.sparse is not None and model.sparse.strand_aware():
+        if model.sparse is not None and getattr(model.sparse, "strand_window", 0) and (
+            model.sparse.strand_aware()
+        ):
             strands = _strand_rule(strands, model.learned, width, model.sparse.strand_window)
         parts = []
         for sign, (c, p, v) in zip((1, -1), strands):

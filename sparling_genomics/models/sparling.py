@@ -36,7 +36,7 @@ class SparlingModel(nn.Module):
         core_sparse: list[SpatialSparsity] | None = None,
     ) -> None:
         super().__init__()
-        if sparse is not None and sparse.strand_window and not getattr(
+        if sparse is not None and getattr(sparse, "strand_window", 0) and not getattr(
             g, "reverse_complement", False
         ):
             raise ConfigError(
@@ -110,7 +110,7 @@ class SparlingModel(nn.Module):
 
     def _layer_and_core(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The whole layer ``h`` reads and the core's site logits (None without a core)."""
-        if self.sparse is not None and self.sparse.strand_window:
+        if self.sparse is not None and getattr(self.sparse, "strand_window", 0):
             z, strand = self.g.forward_with_strand(x)  # the strand rule needs g's strands
             m = self.sparse(z, strand)
         else:
@@ -156,7 +156,9 @@ def halo_of(model) -> int:
         and (model.sparse.density <= model.sparse.peak_below)
     ):
         peak = int(model.sparse.peak_window)
-    if model.sparse is not None and model.sparse.strand_aware():
+    if model.sparse is not None and getattr(model.sparse, "strand_window", 0) and (
+        model.sparse.strand_aware()
+    ):
         peak += int(model.sparse.strand_window)  # and on the other strand's within +-strand
     if model.sparse is not None and model.sparse.competing():
         # A site also depends on the other channels' peaks within +-compete_window.
