@@ -64,8 +64,9 @@ def test_same_seed_same_concepts_alone_or_after_other_methods(concept_run, tmp_p
     assert result.returncode == 0, result.stderr
     with h5py.File(tmp_path / "bsf_grassmannian" / "concepts.h5") as a, \
             h5py.File(run / "concepts" / "bsf_grassmannian" / "concepts.h5") as b:
-        # Equal up to float rounding (BLAS sums in another memory layout: ~1e-7).
-        assert abs(a["blocks"][:] - b["blocks"][:]).max() < 1e-5
+        # Equal up to float rounding (BLAS sums in another memory layout: ~1e-7 a step,
+        # 1.4e-5 after the fit's steps on the tiny planted run's motif blocks).
+        assert abs(a["blocks"][:] - b["blocks"][:]).max() < 1e-4
 
 
 @pytest.mark.parametrize("args, message", [
