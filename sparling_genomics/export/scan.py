@@ -26,7 +26,7 @@ import torch
 
 from ..genome.fasta import Genome
 from ..genome.sequence import N_CODE, one_hot, reverse_complement_codes
-from ..models.sparling import halo_of
+from ..models.sparling import halo_of, strand_rule_on
 from ..sparsity.rules import strand_winners
 
 try:
@@ -73,16 +73,16 @@ def _strand_rule(strands: list, learned: int, width: int, window: int) -> list:
     """The sparse layer's strand rule on both strands' sites of a piece ``width`` bases wide
     (plus-strand coordinates): a learned motif's site is dropped where the other strand has
     a larger one within ±``window`` (ties go to the plus strand); core channels keep theirs."""
-    dense = []
+    dense, learned_sites = [], []
     for c, p, v in strands:
         values = torch.full((1, learned, width), float("-inf"))
         learned_site = c < learned
         values[0, c[learned_site], p[learned_site]] = torch.from_numpy(v[learned_site])
         dense.append(values)
+        learned_sites.append(learned_site)
     keeps = strand_winners(dense[0], dense[1], window)
     out = []
-    for (c, p, v), keep in zip(strands, keeps):
-        learned_site = c < learned
+    for (c, p, v), keep, learned_site in zip(strands, keeps, learned_sites):
         kept = np.ones(len(c), bool)
         kept[learned_site] = keep[0, c[learned_site], p[learned_site]].numpy()
         out.append((c[kept], p[kept], v[kept]))
@@ -115,9 +115,7 @@ def scan_codes(
             if sign == -1:
                 p = width - 1 - p  # back to plus-strand coordinates of the piece
             strands.append((c, p, v))
-        if model.sparse is not None and getattr(model.sparse, "strand_window", 0) and (
-            model.sparse.strand_aware()
-        ):
+        if strand_rule_on(model.sparse):
             strands = _strand_rule(strands, model.learned, width, model.sparse.strand_window)
         parts = []
         for sign, (c, p, v) in zip((1, -1), strands):

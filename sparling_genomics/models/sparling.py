@@ -144,6 +144,12 @@ class SparlingModel(nn.Module):
         k = self.learned
         return {**out, "motifs": motifs[:, :k], "core_motifs": motifs[:, k:]}
 
+def strand_rule_on(sparse) -> bool:
+    """Whether ``sparse`` (a sparse layer, a stand-in without the option, or None) applies
+    the strand rule at its current density."""
+    return bool(getattr(sparse, "strand_window", 0)) and sparse.strand_aware()
+
+
 def halo_of(model) -> int:
     """Bases each side of a position that its motif-layer activation depends on: half of
     g's receptive field, the sparse layer's peak and competition windows, and a supplied
@@ -156,9 +162,7 @@ def halo_of(model) -> int:
         and (model.sparse.density <= model.sparse.peak_below)
     ):
         peak = int(model.sparse.peak_window)
-    if model.sparse is not None and getattr(model.sparse, "strand_window", 0) and (
-        model.sparse.strand_aware()
-    ):
+    if strand_rule_on(model.sparse):
         peak += int(model.sparse.strand_window)  # and on the other strand's within +-strand
     if model.sparse is not None and model.sparse.competing():
         # A site also depends on the other channels' peaks within +-compete_window.

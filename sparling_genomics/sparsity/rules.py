@@ -45,8 +45,8 @@ def strand_winners(
     ±``window``, strictly for the reverse strand (ties go to the forward one)."""
     keep_forward = forward >= local_max(reverse, window, "strand rule")
     keep_reverse = reverse > local_max(forward, window, "strand rule")
-    finite = float("-inf")
-    return keep_forward & (forward > finite), keep_reverse & (reverse > finite)
+    none = float("-inf")  # no candidate: never kept
+    return keep_forward & (forward > none), keep_reverse & (reverse > none)
 
 
 def strand_rule(values: torch.Tensor, reverse: torch.Tensor, window: int) -> torch.Tensor:
