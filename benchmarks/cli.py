@@ -287,13 +287,16 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> N
               "FASTA and annotation its dataset names).")  # fmt: skip
 @click.option("--compare", type=click.Path(path_type=Path),
               help="Another run (e.g. the non-sparse baseline) put through the same truth set.")
+@click.option("--section", default="variants", show_default=True,
+              help="BENCHMARKS.md section to write; another name keeps the default one beside it.")
 @_benchmarks_md_option
-def bench_variants(run, out, n_variants, spacing, reference, compare, benchmarks_md) -> None:
+def bench_variants(run, out, n_variants, spacing, reference, compare, section,
+                   benchmarks_md) -> None:  # fmt: skip
     """Variant effects: alleles/s and memory of `variants`, in-silico truth on the test block."""
     from .variants import run_variants_benchmark
 
     path = run_variants_benchmark(run, out, variants=n_variants, spacing=spacing,
-                                  reference=reference, compare=compare,
+                                  reference=reference, compare=compare, section=section,
                                   benchmarks_md=benchmarks_md)  # fmt: skip
     click.echo(f"wrote {path}")
 

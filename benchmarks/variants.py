@@ -221,6 +221,7 @@ def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
 
 def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spacing: int = 30,
                            reference: str | None = None, compare: Path | None = None,
+                           section: str = "variants",
                            benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     from sparling_genomics.genome.fasta import Genome
     from sparling_genomics.genome.references import load_reference
@@ -264,7 +265,8 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
                           compare / "motifs" / "motifs.json") | {
             "run": str(compare), "seconds": other["seconds"]}  # fmt: skip
     result = {
-        "benchmark": "variants", "run": str(run), "machine": machine_description(),
+        "benchmark": "variants", "section": section, "run": str(run),
+        "machine": machine_description(),
         "reference": reference, "fasta": str(fasta), "annotation": str(gff),
         "throughput": {
             "variants": variants, "spacing": spacing, "alleles_scored": scored,
@@ -286,7 +288,7 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
         "truth": truth | {"seconds": truth_run["seconds"]},
         "truth_compare": compared,
     }  # fmt: skip
-    return publish(result, out / "bench_variants.json", benchmarks_md, "variants",
+    return publish(result, out / "bench_variants.json", benchmarks_md, section,
                    _markdown(result, run, out, variants))  # fmt: skip
 
 
@@ -307,6 +309,7 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         f"Command: `python -m benchmarks variants --model {run} --out {out} --variants "
         f"{variants} --spacing {r['throughput']['spacing']} --reference {r['reference']}"
         + (f" --compare {r['truth_compare']['run']}" if r.get("truth_compare") else "")
+        + (f" --section '{r['section']}'" if r.get("section", "variants") != "variants" else "")
         + "`. "
         f"JSON: `{out}/bench_variants.json`. "
         "Deltas within +-50 nt; the strand of the overlapping gene, both strands where none.",
