@@ -139,6 +139,7 @@ def _figures(metrics: dict) -> dict:
         "annealing_steps": metrics["annealing"]["steps"],
         "stopped_by": metrics["stopped_by"],
         "plateau_restarts": metrics.get("plateau_restarts", 0),
+        "identifiability": (metrics.get("identifiability") or {}).get("verdict"),
     }
 
 
@@ -210,7 +211,8 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
             f"({f['annealing_steps']} steps, density {f['density']:.3g}, true density "
             f"{f['true_density']:.3g}); stopped by {f['stopped_by']}"
             f"{_training_words(r.get('training', {}))}{_restart_words(f)}; exact match "
-            f"{pct(f['exact_match'])}; perturbations tried: {f['perturbations'] or 0}."
+            f"{pct(f['exact_match'])}; perturbations tried: {f['perturbations'] or 0}; "
+            f"identifiability: {f.get('identifiability') or 'not checked (trained before it)'}."
         )
     lines += ["", f"CE matching: {ours['ce_matching']}."]
     if ours.get("perturbation") is not None:
