@@ -150,13 +150,15 @@ def bench_identifiability(folders, out, benchmarks_md) -> None:
 )
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
-def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets) -> None:
+@click.option("--section", help="BENCHMARKS.md section to write (default: paper-TASK); another "
+              "name keeps the default one beside it.")  # fmt: skip
+def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets, section) -> None:
     """A Sparling paper domain on the cpu preset, beside the paper's 9-seed means."""
     from .paper_domains import run_paper_domain_benchmark
 
     result = run_paper_domain_benchmark(
         task, out, preset=preset, seeds=seeds, overrides=_overrides(None, None, sets),
-        benchmarks_md=benchmarks_md,
+        benchmarks_md=benchmarks_md, section=section,
     )  # fmt: skip
     click.echo(f"wrote {result}")
 

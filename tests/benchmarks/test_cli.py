@@ -36,8 +36,8 @@ def test_each_benchmark_keeps_its_options():
     assert options["planted"] == ["--ablations", "--benchmarks-md", "--block-size", "--draws",
                                   "--out", "--preset", "--seeds", "--set"]  # fmt: skip
     assert options["planted-data"] == ["--batches", "--benchmarks-md", "--draws", "--out"]
-    assert options["paper-domain"] == ["--benchmarks-md", "--out", "--preset", "--seeds",
-                                       "--set", "--task"]  # fmt: skip
+    assert options["paper-domain"] == ["--benchmarks-md", "--out", "--preset", "--section",
+                                       "--seeds", "--set", "--task"]  # fmt: skip
     assert options["splicing"] == ["--benchmarks-md", "--out", "--preset", "--reference",
                                    "--seed", "--set", "--skip"]  # fmt: skip
     assert options["scan"] == options["scan-load"] == ["--benchmarks-md", "--model", "--out",

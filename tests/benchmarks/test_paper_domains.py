@@ -12,7 +12,8 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     )
     result = json.loads(path.read_text())
     assert result["paper_9_seed_mean"] == PAPER["digit_circle"]
-    assert set(result["floors_met"]) == {"fne", "fpe", "ce", "edit_error", "perturbation"}
+    assert set(result["floors_met"]) == {"fne", "fpe", "ce", "edit_error", "perturbation",
+                                         "perturbation_single_channel"}
     assert (tmp_path / "out" / "digit_circle_seed0" / "report.html").is_file()
     text = md.read_text()
     assert "<!-- bench:paper-digit_circle:start -->" in text and "| E2EE |" in text
@@ -48,7 +49,8 @@ def test_no_floor_counts_before_annealing_reaches_the_true_density(tmp_path, mon
         return {
             "motif": {"fne": 0.0, "fpe": 0.01, "ce": 0.02, "ce_matching": "one_to_one"},
             "e2e": {"edit_error": 0.01, "exact_match": 0.95},
-            "perturbation": {"consistency": 0.99, "perturbations": 100},
+            "perturbation": {"consistency": 0.99, "consistency_single_channel": 0.97,
+                             "perturbations": 100},
             "density": 0.5 if not complete else 2e-4,
             "true_density": 1.8e-4,
             "samples_seen": 1000,
@@ -80,8 +82,9 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
                 "ce": 0.01,
                 "ce_matching": "one_to_one",
             },
-            "e2e": {"edit_error": (0.12, 0.06)[seed], "exact_match": 0.5},
-            "perturbation": {"consistency": 0.95, "perturbations": 100},
+            "e2e": {"edit_error": (0.04, 0.01)[seed], "exact_match": 0.5},
+            "perturbation": {"consistency": 0.95, "consistency_single_channel": 0.96,
+                             "perturbations": 100},
             "density": 2e-4,
             "true_density": 1.8e-4,
             "samples_seen": 1000 + seed,
@@ -98,12 +101,12 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
     )
     result = json.loads(path.read_text())
     assert result["seeds"] == [0, 1] and [r["seed"] for r in result["runs"]] == [0, 1]
-    assert abs(result["ours"]["edit_error"] - 0.09) < 1e-12  # seed 0 alone would miss 10%
+    assert abs(result["ours"]["edit_error"] - 0.025) < 1e-12  # seed 0 alone would miss 3%
     assert abs(result["ours"]["fne"] - 0.03) < 1e-12
     assert result["floors_met"]["edit_error"] and all(result["floors_met"].values())
     text = md.read_text()
     assert "--seeds 0,1`" in text and "| seed 0 | seed 1 |" in text
-    assert "| E2EE | 12.00% | 6.00% | 9.00% |" in text
+    assert "| E2EE | 4.00% | 1.00% | 2.50% |" in text
     assert "Seeds that miss a floor on their own: seed 0 (E2EE)." in text
     assert "restarted" not in text
     assert [r["floors_met"]["edit_error"] for r in result["runs"]] == [False, True]
@@ -142,3 +145,50 @@ def test_a_plateau_restart_is_named_in_the_run_line(tmp_path, monkeypatch):
         "digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md
     )
     assert "; restarted 1 time from a new initialisation" in md.read_text()
+
+
+def test_digit_circle_floors_are_issue_24s_and_a_named_section_keeps_the_default(
+    tmp_path, monkeypatch
+):
+    import benchmarks.paper_domains as bench
+
+    def metrics(single):
+        return {
+            "motif": {"fne": 0.05, "fpe": 0.0, "ce": 0.02, "ce_matching": "one_to_one"},
+            "e2e": {"edit_error": 0.05, "exact_match": 0.9},
+            "perturbation": {"consistency": 0.99, "consistency_single_channel": single,
+                             "perturbations": 100},
+            "density": 2e-4, "true_density": 1.8e-4, "samples_seen": 1000,
+            "wall_seconds": 60.0, "annealing": {"complete": True, "steps": 27},
+            "stopped_by": "schedule",
+        }  # fmt: skip
+
+    monkeypatch.setattr(bench, "write_report", lambda run, path: path)
+    monkeypatch.setattr(bench, "run_or_resume", lambda run, config: metrics(0.90))
+    md = tmp_path / "B.md"
+    path = bench.run_paper_domain_benchmark(
+        "digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md
+    )
+    met = json.loads(path.read_text())["floors_met"]
+    # E2EE 5% meets issue 5's 10% but not issue 24's 3%; the winning-channel rule needs 95%.
+    assert met == {"fne": True, "fpe": True, "ce": True, "edit_error": False,
+                   "perturbation": True, "perturbation_single_channel": False}  # fmt: skip
+    text = md.read_text()
+    assert "| E2EE | 5.00% | 0.74% | 6.76 | <= 3.00% | NO |" in text
+    single = "| perturbation consistency, winning channel only | 90.00% | - | - | >= 95.00% | NO |"
+    assert single in text
+    # Audio keeps the 10% floors and has no perturbation floor.
+    path = bench.run_paper_domain_benchmark(
+        "audio_sequence", tmp_path / "audio", preset="tiny", benchmarks_md=md
+    )
+    met = json.loads(path.read_text())["floors_met"]
+    assert met == {"fne": True, "fpe": True, "ce": True, "edit_error": True}
+    # A named section is written beside the default one, and its command names it.
+    bench.run_paper_domain_benchmark(
+        "digit_circle", tmp_path / "out11", preset="tiny", benchmarks_md=md,
+        section="paper-digit_circle 11 channels",
+    )  # fmt: skip
+    text = md.read_text()
+    assert "<!-- bench:paper-digit_circle:start -->" in text
+    assert "<!-- bench:paper-digit_circle 11 channels:start -->" in text
+    assert "--section 'paper-digit_circle 11 channels'`" in text
