@@ -202,7 +202,7 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
     seed_args = f" --seeds {','.join(map(str, seeds))}"
     several = len(runs) > 1
     lines = [
-        f"## {TITLES[task]} (issue 5)",
+        f"## {TITLES[task]} (issues 5, 24)",
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
