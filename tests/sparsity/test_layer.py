@@ -5,6 +5,7 @@ import torch
 
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.sparsity.layer import (
+    SparseSettings,
     SpatialSparsity,
     check_density,
     competition_winners,
@@ -249,6 +250,19 @@ def test_competition_waits_for_the_sparse_phase_and_scan_agrees_with_forward():
     got = torch.zeros_like(out)
     got[0, channel, position] = value
     assert torch.allclose(got, out)
+
+
+def test_compete_below_holds_the_competition_back_until_a_lower_density():
+    """Peaks start at peak_below; with compete_below the contest waits for that density."""
+    late = SpatialSparsity(4, 5e-3, peak_window=2, peak_below=0.01, compete_window=2,
+                           compete_below=1e-3)  # fmt: skip
+    assert late.density <= late.peak_below and not late.competing()
+    late.density = 1e-3
+    assert late.competing()
+    unset = SpatialSparsity(4, 5e-3, peak_below=0.01, compete_window=2)
+    assert unset.compete_below == 0.01 and unset.competing()
+    options = SparseSettings(peak_below=0.01, compete_window=2, compete_below=2e-4)
+    assert SpatialSparsity.from_config(4, 5e-4, options).compete_below == 2e-4
 
 
 def _winners_by_definition(values, window):
