@@ -212,9 +212,10 @@ class PlantedModel:
 # The budget is samples: Algorithm 1 is a function of samples seen (the bar falls per sample),
 # so a run ends where its schedule ends (495k-540k samples on the default set, 690k-845k on
 # three 300-bp random draws) or at max_samples, on any machine; max_seconds is a cap for a
-# machine far slower than 2 cores, reported when it ends a run. No annealing deadline (finish_by_samples 0): with one at 450k
-# seed 2 collapsed (forced steps while accuracy sat at 0.63 left two channels dead: exact
-# match 39.6% against 86.0% without; bench_runs/planted_i24).
+# machine far slower than 2 cores, reported when it ends a run. No annealing deadline
+# (finish_by_samples 0): with one at 450k seed 2 collapsed (forced steps while accuracy sat
+# at 0.63 left two channels dead: exact match 39.6% against 86.0% without;
+# bench_runs/planted_i24).
 # Motif blocks of 2 channels (sparsity/blocks.py): with one channel per motif, seeds 0/1/2 of
 # the default set reached exact match 89.5/38.5/63.2% (a channel died as the density fell);
 # with blocks of 2, 96.5/96.7/91.7% with the identifiability conditions met on every seed
