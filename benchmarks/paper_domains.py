@@ -251,13 +251,14 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
         "| paper (9-seed mean, GPU) | ours / paper | floor | met |",
         "|---|" + "---|" * (len(runs) if several else 0) + "---|---|---|---|---|",
     ]
+    ceilings, minimums = error_floors(task), PERTURBATION_FLOORS.get(task, {})
     for key, label in LABELS.items():
         mine, theirs = ours.get(key), paper.get(key)
         ratio = "-" if mine is None or not theirs else f"{mine / theirs:.2f}"
-        if key in error_floors(task):
-            floor = f"<= {pct(error_floors(task)[key])}"
-        elif key in PERTURBATION_FLOORS.get(task, {}):
-            floor = f">= {pct(PERTURBATION_FLOORS[task][key])}"
+        if key in ceilings:
+            floor = f"<= {pct(ceilings[key])}"
+        elif key in minimums:
+            floor = f">= {pct(minimums[key])}"
         else:
             floor = "-"
         met = result["floors_met"].get(key)

@@ -144,6 +144,7 @@ class SparlingModel(nn.Module):
         k = self.learned
         return {**out, "motifs": motifs[:, :k], "core_motifs": motifs[:, k:]}
 
+
 def strand_rule_on(sparse) -> bool:
     """Whether ``sparse`` (a sparse layer, a stand-in without the option, or None) applies
     the strand rule at its current density."""
