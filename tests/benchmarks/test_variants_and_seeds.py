@@ -4,7 +4,7 @@ transcript orientation; the truth table reads the verb's files; seeds refuse mix
 import pytest
 
 from benchmarks.seeds import run_seeds_benchmark
-from benchmarks.variants import _truth, site_mutations
+from benchmarks.variants import _mean_spacing, _truth, random_variants, site_mutations
 from sparling_genomics.errors import InputError
 from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.sequence import decode, encode, reverse_complement_codes
@@ -22,6 +22,16 @@ def test_site_mutations_replace_gt_and_ag_on_the_transcript_strand():
         new = alt if strand == "+" else decode(reverse_complement_codes(encode(alt)))
         assert (read, new) in {("GT", "CA"), ("AG", "TC")}
         assert pos >= 200_000
+
+
+def test_random_variants_report_the_spacing_they_got_not_the_one_asked():
+    genome = Genome(TINY_FASTA)
+    blocks = {"NC_003070.9": (200_000, None)}
+    room = random_variants(genome, blocks, 1000, 30)  # 30 kb asked, 100 kb there
+    assert 25 < _mean_spacing(room) <= 30 and all(200_000 <= r[1] < 230_000 for r in room)
+    cramped = random_variants(genome, blocks, 10_000, 30)  # 300 kb asked, ~100 kb there
+    assert 8 < _mean_spacing(cramped) <= 10
+    assert _mean_spacing(cramped[:1]) is None
 
 
 def test_truth_counts_losses_and_the_core_family(tmp_path):
