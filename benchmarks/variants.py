@@ -314,7 +314,8 @@ def _growth(quarters: dict) -> str:
 def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
     t, v = r["throughput"], r["truth"]
     lines = [
-        "## Variant effects: throughput, memory and in-silico truth (TAIR10 chr1 test block)",
+        "## Variant effects: throughput, memory and in-silico truth (TAIR10 chr1 test block)"
+        + (f", {variants:,} random variants" if r.get("section", "variants") != "variants" else ""),
         "",
         f"Machine: {machine_line(r['machine'])}",
         "",

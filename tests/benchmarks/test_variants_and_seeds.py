@@ -1,14 +1,16 @@
 """The variants and seeds benchmarks' pure parts: site mutations change the right bases in
 transcript orientation; the truth table reads the verb's files; seeds refuse mixed settings."""
 
+import json
+
 import pytest
 
 from benchmarks.seeds import run_seeds_benchmark
-from benchmarks.variants import _mean_spacing, _truth, random_variants, site_mutations
+from benchmarks.variants import _markdown, _mean_spacing, _truth, random_variants, site_mutations
 from sparling_genomics.errors import InputError
 from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.sequence import decode, encode, reverse_complement_codes
-from tests.conftest import TINY_FASTA, TINY_GFF
+from tests.conftest import REPO, TINY_FASTA, TINY_GFF
 
 
 def test_site_mutations_replace_gt_and_ag_on_the_transcript_strand():
@@ -32,6 +34,16 @@ def test_random_variants_report_the_spacing_they_got_not_the_one_asked():
     cramped = random_variants(genome, blocks, 10_000, 30)  # 300 kb asked, ~100 kb there
     assert 8 < _mean_spacing(cramped) <= 10
     assert _mean_spacing(cramped[:1]) is None
+
+
+def test_markdown_names_the_spacing_got_and_a_named_sections_size():
+    saved = json.loads((REPO / "bench_runs" / "variants_i23" / "bench_variants.json").read_text())
+    text = _markdown(saved, "RUN", "OUT", 100_000)
+    assert "one per 30 bp" in text and "random variants" not in text.splitlines()[0]
+    saved["throughput"]["mean_spacing"] = 9.1
+    saved["section"] = "variants 1M"
+    text = _markdown(saved, "RUN", "OUT", 1_000_000)
+    assert "one per 9.1 bp" in text and text.splitlines()[0].endswith(", 1,000,000 random variants")
 
 
 def test_truth_counts_losses_and_the_core_family(tmp_path):
