@@ -8,7 +8,8 @@ bash scripts/setup_browser.sh
 .venv/bin/python -m pip freeze --all --exclude-editable | .venv/bin/python scripts/check_lock.py --freeze -
 .venv/bin/ruff check sparling_genomics benchmarks tests scripts
 # Chromium and igv.js were just installed: a browser test that cannot find them fails.
-# The tests run on every core (pytest-xdist; at most 4 workers, each test file on one worker
-# so a file's session-built run is built once): most of their time is one-thread subprocesses.
+# The tests run on every core (pytest-xdist, at most 4 workers): most of their time is
+# one-thread subprocesses. Whole test files go to one worker, so a session-built tiny run is
+# built at most once per worker.
 SPARLING_BROWSER_TESTS=required .venv/bin/python -m pytest -q -n auto --maxprocesses 4 \
     --dist loadfile "$@"
