@@ -105,6 +105,8 @@ class SequenceScorer:
         motif["channel_to_symbol"] = {
             str(c): task.symbols[s] for c, s in confusion.channel_to_symbol(many).items()
         }
+        motif["per_symbol"] = confusion.per_symbol(task.symbols)
+        motif["false_positives_per_channel"] = confusion.false_positives_per_channel()
         return motif
 
 

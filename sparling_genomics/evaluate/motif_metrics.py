@@ -108,6 +108,25 @@ class MotifConfusion:
             groups.setdefault(symbol, []).append(channel)
         return groups
 
+    def per_symbol(self, names: Sequence[str]) -> dict[str, dict]:
+        """Per true symbol (named by ``names``): its sites, how many no channel found, and
+        which channels found the rest (nonzero counts only) -- where a run's CE and FNE come
+        from, kept in ``metrics.json`` so it can be read after the weights are gone."""
+        out = {}
+        for s, name in enumerate(names):
+            column = self.counts[:, s]
+            out[name] = {
+                "sites": int(column.sum()),
+                "missed": int(column[self.none_channel]),
+                "channels": {str(c): int(n) for c, n in enumerate(column[: self.channels]) if n},
+            }
+        return out
+
+    def false_positives_per_channel(self) -> dict[str, int]:
+        """Per channel, its activations that fall on no true motif (nonzero counts only)."""
+        fp = self.counts[: self.channels, self.none_symbol]
+        return {str(c): int(n) for c, n in enumerate(fp) if n}
+
     def summary(self) -> dict[str, float]:
         return {
             "fne": self.fne(),

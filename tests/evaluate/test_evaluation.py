@@ -30,7 +30,11 @@ def test_a_sequence_task_is_scored_by_decoding_and_its_motifs():
     assert list(result.e2e) == ["exact_match", "edit_error"]
     assert result.samples == config.data.val_size
     assert 0.0 < result.measured_density <= 1.0
-    assert {"fne", "fpe", "ce", "ce_matching", "channel_to_symbol"} <= set(result.motif)
+    assert {"fne", "fpe", "ce", "ce_matching", "channel_to_symbol", "per_symbol",
+            "false_positives_per_channel"} <= set(result.motif)
+    per_symbol = result.motif["per_symbol"]
+    assert list(per_symbol) == task.symbols
+    assert sum(v["sites"] for v in per_symbol.values()) == result.motif["true_motifs"]
 
 
 def test_splicing_is_scored_per_position_through_the_same_loop(tiny_dataset):

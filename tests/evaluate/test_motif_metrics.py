@@ -85,3 +85,19 @@ def test_input_is_not_modified():
     m = np.ones((1, 5))
     MotifConfusion(1, 1).add_sample(m, [cell(0, 2, 0)])
     assert m.sum() == 5
+
+
+def test_per_symbol_counts_say_where_each_motif_went():
+    conf = MotifConfusion(3, 2)
+    conf.counts[2, 0] = 4  # symbol "a": channel 2 four times, channel 0 once, missed twice
+    conf.counts[0, 0] = 1
+    conf.counts[3, 0] = 2
+    conf.counts[1, 1] = 5  # symbol "b": channel 1 only
+    conf.counts[1, 2] = 3  # channel 1 fires three times on no motif
+    assert conf.per_symbol(["a", "b"]) == {
+        "a": {"sites": 7, "missed": 2, "channels": {"0": 1, "2": 4}},
+        "b": {"sites": 5, "missed": 0, "channels": {"1": 5}},
+    }
+    assert conf.false_positives_per_channel() == {"1": 3}
+    missed = sum(v["missed"] for v in conf.per_symbol(["a", "b"]).values())
+    assert missed / 12 == pytest.approx(conf.fne())
