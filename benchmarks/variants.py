@@ -313,16 +313,17 @@ def _growth(quarters: dict) -> str:
 
 def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
     t, v = r["throughput"], r["truth"]
+    named = r.get("section", "variants") != "variants"  # published beside the default section
     lines = [
         "## Variant effects: throughput, memory and in-silico truth (TAIR10 chr1 test block)"
-        + (f", {variants:,} random variants" if r.get("section", "variants") != "variants" else ""),
+        + (f", {variants:,} random variants" if named else ""),
         "",
         f"Machine: {machine_line(r['machine'])}",
         "",
         f"Command: `python -m benchmarks variants --model {run} --out {out} --variants "
         f"{variants} --spacing {r['throughput']['spacing']} --reference {r['reference']}"
         + (f" --compare {r['truth_compare']['run']}" if r.get("truth_compare") else "")
-        + (f" --section '{r['section']}'" if r.get("section", "variants") != "variants" else "")
+        + (f" --section '{r['section']}'" if named else "")
         + "`. "
         f"JSON: `{out}/bench_variants.json`. "
         "Deltas within +-50 nt; the strand of the overlapping gene, both strands where none.",
