@@ -291,15 +291,18 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> N
               help="Another run (e.g. the non-sparse baseline) put through the same truth set.")
 @click.option("--section", default="variants", show_default=True,
               help="BENCHMARKS.md section to write; another name keeps the default one beside it.")
+@click.option("--truth/--no-truth", default=True, show_default=True,
+              help="Also score every test-block site mutation (off: throughput and memory only, "
+              "e.g. for a briefly trained model).")  # fmt: skip
 @_benchmarks_md_option
-def bench_variants(run, out, n_variants, spacing, reference, compare, section,
+def bench_variants(run, out, n_variants, spacing, reference, compare, section, truth,
                    benchmarks_md) -> None:  # fmt: skip
     """Variant effects: alleles/s and memory of `variants`, in-silico truth on the test block."""
     from .variants import run_variants_benchmark
 
     path = run_variants_benchmark(run, out, variants=n_variants, spacing=spacing,
                                   reference=reference, compare=compare, section=section,
-                                  benchmarks_md=benchmarks_md)  # fmt: skip
+                                  truth=truth, benchmarks_md=benchmarks_md)  # fmt: skip
     click.echo(f"wrote {path}")
 
 

@@ -221,9 +221,32 @@ def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
     return out
 
 
+def _truth_runs(run: Path, out: Path, genome, gff: Path, blocks: dict, fasta: Path,
+                compare: Path | None) -> tuple[dict, dict | None]:  # fmt: skip
+    """Every test-block site's GT/AG mutated, and as many intron mid-point SNVs, through the
+    run (and through ``compare``): the in-silico truth figures of each."""
+    sites, introns = site_mutations(genome, gff, blocks)
+    rng = np.random.default_rng(1)
+    keep = rng.choice(len(introns), min(len(sites), len(introns)), replace=False)
+    introns = [introns[i] for i in sorted(keep)]
+    _write_vcf(out / "truth.vcf", sites + introns)
+    truth_run = _run_variants(run, out / "truth.vcf", out / "truth", fasta, gff)
+    truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
+                   run / "motifs" / "motifs.json")  # fmt: skip
+    compared = None
+    if compare is not None:  # the same mutations through another model (e.g. the baseline)
+        compare = Path(compare)
+        other = _run_variants(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
+        compared = _truth(out / "truth_compare" / "variant_scores.tsv",
+                          out / "truth_compare" / "motif_changes.tsv",
+                          compare / "motifs" / "motifs.json") | {
+            "run": str(compare), "seconds": other["seconds"]}  # fmt: skip
+    return truth | {"seconds": truth_run["seconds"]}, compared
+
+
 def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spacing: int = 30,
                            reference: str | None = None, compare: Path | None = None,
-                           section: str = "variants",
+                           section: str = "variants", truth: bool = True,
                            benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     from sparling_genomics.genome.fasta import Genome
     from sparling_genomics.genome.references import load_reference
@@ -250,22 +273,9 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
     scored = whole["summary"]["counts"]["scored"]
     extra = scored - first["summary"]["counts"]["scored"]
     marginal = extra / max(1e-9, whole["seconds"] - first["seconds"])
-    sites, introns = site_mutations(genome, gff, blocks)
-    rng = np.random.default_rng(1)
-    keep = rng.choice(len(introns), min(len(sites), len(introns)), replace=False)
-    introns = [introns[i] for i in sorted(keep)]
-    _write_vcf(out / "truth.vcf", sites + introns)
-    truth_run = _run_variants(run, out / "truth.vcf", out / "truth", fasta, gff)
-    truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
-                   run / "motifs" / "motifs.json")  # fmt: skip
-    compared = None
-    if compare is not None:  # the same mutations through another model (e.g. the baseline)
-        compare = Path(compare)
-        other = _run_variants(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
-        compared = _truth(out / "truth_compare" / "variant_scores.tsv",
-                          out / "truth_compare" / "motif_changes.tsv",
-                          compare / "motifs" / "motifs.json") | {
-            "run": str(compare), "seconds": other["seconds"]}  # fmt: skip
+    truth_result, compared = None, None
+    if truth:  # off for a run measuring throughput and memory only (e.g. a briefly trained model)
+        truth_result, compared = _truth_runs(run, out, genome, gff, blocks, fasta, compare)
     result = {
         "benchmark": "variants", "section": section, "run": str(run),
         "machine": machine_description(),
@@ -288,7 +298,7 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
                        "peak_rss_gb": sparse["peak_rss_gb"]},
             "ratio_over_naive": round(marginal / naive, 2),
         },
-        "truth": truth | {"seconds": truth_run["seconds"]},
+        "truth": truth_result,
         "truth_compare": compared,
     }  # fmt: skip
     return publish(result, out / "bench_variants.json", benchmarks_md, section,
@@ -315,7 +325,8 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
     t, v = r["throughput"], r["truth"]
     named = r.get("section", "variants") != "variants"  # published beside the default section
     lines = [
-        "## Variant effects: throughput, memory and in-silico truth (TAIR10 chr1 test block)"
+        "## Variant effects: throughput, memory"
+        + (" and in-silico truth" if v else "") + " (TAIR10 chr1 test block)"
         + (f", {variants:,} random variants" if named else ""),
         "",
         f"Machine: {machine_line(r['machine'])}",
@@ -324,6 +335,7 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         f"{variants} --spacing {r['throughput']['spacing']} --reference {r['reference']}"
         + (f" --compare {r['truth_compare']['run']}" if r.get("truth_compare") else "")
         + (f" --section '{r['section']}'" if named else "")
+        + ("" if v else " --no-truth")
         + "`. "
         f"JSON: `{out}/bench_variants.json`. "
         "Deltas within +-50 nt; the strand of the overlapping gene, both strands where none.",
@@ -352,6 +364,11 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         "",
         f"Marginal rate / speed-ups off: **{t['ratio_over_naive']:.2f}x**. Floor: >= 200 "
         "alleles/s on 2 cores (SpliceAI on a CPU: ~1/s, the issue's figure, not measured here).",
+    ]
+    if not v:
+        return "\n".join([*lines, "", "In-silico truth: not run here (`--no-truth`); this "
+                           "section measures throughput and memory only."])  # fmt: skip
+    lines += [
         "",
         "In-silico truth (floors: loss >= 0.5 for >= 90% of site mutations; core family "
         "destroyed for >= 95%; intron mid-point median |delta| <= 0.01):",

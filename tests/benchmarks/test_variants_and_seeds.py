@@ -46,6 +46,15 @@ def test_markdown_names_the_spacing_got_and_a_named_sections_size():
     assert "one per 9.1 bp" in text and text.splitlines()[0].endswith(", 1,000,000 random variants")
 
 
+def test_markdown_without_truth_says_so_and_shows_no_truth_table():
+    saved = json.loads((REPO / "bench_runs" / "variants_i23" / "bench_variants.json").read_text())
+    saved["truth"], saved["truth_compare"] = None, None
+    text = _markdown(saved, "RUN", "OUT", 100_000)
+    assert "in-silico truth" not in text.splitlines()[0] and "--no-truth" in text
+    assert "core family named destroyed" not in text and "not run here" in text
+    assert "peak RSS" in text
+
+
 def test_truth_counts_losses_and_the_core_family(tmp_path):
     scores = tmp_path / "variant_scores.tsv"
     head = "chrom\tpos\tid\tref\talt\tstrand\tgenes\tDS_AG\tDS_AL\tDS_DG\tDS_DL\tmax_delta"
