@@ -47,15 +47,13 @@ def extract(
             return fit_topk_sae(x, concepts, kk, s, where=where)
         return fit_block_sparse(x, method.removeprefix("bsf_"), concepts, b, kk, s, where=where)
 
-    chosen, table = {}, None
     if k is None or (block is None and method != "sae"):
         blocks = (1,) if method == "sae" else ((block,) if block else (1, 2, 4, 8))
-        ks = (k,) if k else (1, 2, 4, 8)
-        b, kk, table = choose_block_and_k(x, fit, concepts, settings, blocks=blocks, ks=ks)
-        chosen = {"block": b, "k": kk}
-        block, k = b, kk
-    result = fit(block or 1, k, replace(settings))
-    result.info["description_length"] = description_length(result, x)
-    if table is not None:
+        ks = (k,) if k else (1, 2, 3, 4, 6, 8)
+        result, table = choose_block_and_k(x, fit, concepts, settings, blocks=blocks, ks=ks)
+        chosen = {"block": result.block, "k": result.info.get("k")}
         result.info["mdl_choice"] = {"chosen": chosen, "candidates": table}
+    else:
+        result = fit(block or 1, k, replace(settings))
+    result.info["description_length"] = description_length(result, x)
     return result
