@@ -100,6 +100,9 @@ def synthetic_part() -> dict:
                            for kind in ("circle", "sphere", "torus")},
             "fvu": c.info.get("fvu"),
             "seconds": round(time.perf_counter() - began, 1),
+            "mdl_finalists": [{key: row[key] for key in ("block", "k", "bits_per_row")}
+                              for row in c.info.get("mdl_choice", {}).get("candidates", [])
+                              if row.get("stage") == "full"],
         })  # fmt: skip
     return {"data": {"rows": 20_000, "dim": 64, "manifolds": data.kinds, "active": 3,
                      "noise": 0.02}, "steps": settings.steps, "methods": rows}  # fmt: skip
@@ -301,6 +304,14 @@ def markdown(found: dict, out: Path) -> str:
                          f"| {r['chosen_by']} | {r['r2_mean']:.3f} | {kinds['circle']:.3f} "
                          f"| {kinds['sphere']:.3f} | {kinds['torus']:.3f} | {min(r['r2']):.3f} "
                          f"| {_f(r['fvu'])} | {r['seconds']:.0f} |")  # fmt: skip
+        finals = [f"{r['method']}: " + ", ".join(f"b{f['block']} k{f['k']} {f['bits_per_row']:.1f}"
+                                                 for f in r["mdl_finalists"])
+                  for r in syn["methods"] if r.get("mdl_finalists")]  # fmt: skip
+        if finals:
+            lines += ["", "MDL's finalists (full fits of each block size's best k after short "
+                      "scouts of blocks 1, 2, 4, 8 x k 1, 2, 3, 4, 6, 8; bits per row, the "
+                      "shortest chosen): "
+                      + "; ".join(finals) + "."]  # fmt: skip
     planted = found.get("planted")
     if planted:
         lines += ["", "### Planted motifs, head to head", "",

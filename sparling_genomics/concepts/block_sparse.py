@@ -44,9 +44,23 @@ VARIANTS = ("vanilla", "grassmannian", "group_lasso")
 
 def keep_top_blocks(z: torch.Tensor, k: int) -> torch.Tensor:
     """``z`` (n, blocks, b) with all but each row's ``k`` largest-norm blocks set to zero."""
-    norms = z.norm(dim=2)
-    keep = torch.zeros_like(norms).scatter(1, norms.topk(k, dim=1).indices, 1.0)
+    energy = (z * z).sum(2)  # the squared norm ranks blocks as the norm does, for less
+    keep = torch.zeros_like(energy).scatter(1, energy.topk(k, dim=1).indices, 1.0)
     return z * keep.unsqueeze(2)
+
+
+def project(x: torch.Tensor, blocks: torch.Tensor) -> torch.Tensor:
+    """``x`` (n, features) onto every block's rows: (n, blocks, b). One matrix product over
+    the flattened blocks (an einsum over ``cbf`` runs as a batched product, ~5x slower on a
+    CPU for these shapes)."""
+    c, b, f = blocks.shape
+    return (x @ blocks.reshape(c * b, f).T).view(len(x), c, b)
+
+
+def combine(z: torch.Tensor, blocks: torch.Tensor) -> torch.Tensor:
+    """Codes ``z`` (n, blocks, b) times their blocks, summed: (n, features)."""
+    c, b, f = blocks.shape
+    return z.reshape(len(z), c * b) @ blocks.reshape(c * b, f)
 
 
 def _block_init(x: torch.Tensor, blocks: int, b: int, g: torch.Generator) -> torch.Tensor:
@@ -65,11 +79,11 @@ class VanillaBSF(Autoencoder):
         self.bias = nn.Parameter(torch.zeros(features))
 
     def codes(self, x: torch.Tensor) -> torch.Tensor:
-        z = torch.einsum("nf,cbf->ncb", x - self.bias, self.encoder) + self.enc_bias
+        z = project(x - self.bias, self.encoder) + self.enc_bias
         return keep_top_blocks(z, self.k)
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
-        return torch.einsum("ncb,cbf->nf", z, self.decoder) + self.bias
+        return combine(z, self.decoder) + self.bias
 
     def dictionary(self) -> torch.Tensor:
         return self.decoder
@@ -89,11 +103,11 @@ class GrassmannianBSF(Autoencoder):
         self.bias = nn.Parameter(torch.zeros(init.shape[2]))
 
     def codes(self, x: torch.Tensor) -> torch.Tensor:
-        z = self.log_gamma.exp() * torch.einsum("nf,cbf->ncb", x - self.bias, self.decoder)
+        z = self.log_gamma.exp() * project(x - self.bias, self.decoder)
         return keep_top_blocks(z, self.k)
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
-        return torch.einsum("ncb,cbf->nf", z, self.decoder) + self.bias
+        return combine(z, self.decoder) + self.bias
 
     def dictionary(self) -> torch.Tensor:
         return self.decoder
@@ -119,13 +133,13 @@ class GroupLassoBSF(Autoencoder):
         self.register_buffer("tau", torch.tensor(0.1))
 
     def codes(self, x: torch.Tensor) -> torch.Tensor:
-        z = torch.einsum("nf,cbf->ncb", x - self.bias, self.encoder) + self.enc_bias
+        z = project(x - self.bias, self.encoder) + self.enc_bias
         norms = z.norm(dim=2, keepdim=True).clamp_min(1e-8)
         theta = (F.softplus(self.raw_theta) + self.tau).view(1, -1, 1)
         return z * torch.relu(1.0 - theta / norms)
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
-        return torch.einsum("ncb,cbf->nf", z, self.decoder) + self.bias
+        return combine(z, self.decoder) + self.bias
 
     def dictionary(self) -> torch.Tensor:
         return self.decoder
@@ -181,7 +195,7 @@ def fit_block_sparse(
             # The offset starts at half the median (k+1)-th block norm and rises from there
             # (a block shrunk to zero everywhere gets no gradient: starting high kills some).
             sample = torch.from_numpy(scaled[:8192])
-            z = torch.einsum("nf,cbf->ncb", sample - model.bias, model.encoder) + model.enc_bias
+            z = project(sample - model.bias, model.encoder) + model.enc_bias
             cut = z.norm(dim=2).sort(1, descending=True).values[:, min(k, concepts - 1)]
             model.tau.fill_(0.5 * float(cut.median()))
         # Its blocks are the warm start's: restarting a shrunk-away block loses its manifold.

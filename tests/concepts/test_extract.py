@@ -84,12 +84,16 @@ def test_mdl_choice_refits_its_finalists_in_full_and_returns_the_shortest():
         return extract(s.x, "bsf_vanilla", 2, block=b, k=k, settings=settings)
 
     best, table = choose_block_and_k(s.x, fit, 2, FitSettings(steps=200), blocks=(1, 2),
-                                     ks=(1, 2), finalists=2)  # fmt: skip
+                                     ks=(1, 2), finalists=3)  # fmt: skip
     scouts = [r for r in table if r["stage"] == "scout"]
     full = [r for r in table if r["stage"] == "full"]
-    assert len(scouts) == 4 and len(full) == 2 and [c[2] for c in calls] == [50] * 4 + [200] * 2
-    shortlist = sorted(scouts, key=lambda r: r["bits_per_row"])[:2]
-    assert [(r["block"], r["k"]) for r in full] == [(r["block"], r["k"]) for r in shortlist]
+    assert len(scouts) == 4 and len(full) == 3 and [c[2] for c in calls] == [50] * 4 + [200] * 3
+    ranked = sorted(scouts, key=lambda r: r["bits_per_row"])
+    per_block = [min((r for r in scouts if r["block"] == b), key=lambda r: r["bits_per_row"])
+                 for b in (1, 2)]  # fmt: skip
+    finals = [(r["block"], r["k"]) for r in full]
+    assert all((r["block"], r["k"]) in finals for r in per_block)  # every size's best k
+    assert set(finals) <= {(r["block"], r["k"]) for r in per_block + ranked[:3]}
     winner = min(full, key=lambda r: r["bits_per_row"])
     assert (best.block, best.info["k"]) == (winner["block"], winner["k"])
     assert description_length(best, s.x)["bits_per_row"] == winner["bits_per_row"]
