@@ -48,7 +48,7 @@ def test_each_benchmark_keeps_its_options():
                                    "--workdir"]  # fmt: skip
     assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
     assert options["variants"] == ["--benchmarks-md", "--compare", "--model", "--out",
-                                   "--reference", "--section", "--spacing",
+                                   "--reference", "--section", "--spacing", "--truth",
                                    "--variants"]  # fmt: skip
     assert options["grokking"] == ["--benchmarks-md", "--max-points", "--out",
                                    "--permutations", "--planted-seeds"]  # fmt: skip
