@@ -105,8 +105,9 @@ def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) 
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
 @click.option("--parts", default="synthetic,planted,measures", show_default=True,
               help="Comma-separated parts to run: synthetic, planted (or one set: "
-              "planted-default, planted-draw1, planted-draw2), measures; the section shows "
-              "every part on disk.")
+              "planted-default, planted-draw1, planted-draw2), measures, rejudge (the "
+              "planted sets' recovery recomputed from the motif files on disk, no training); "
+              "the section shows every part on disk.")
 @_benchmarks_md_option
 def bench_concepts(out, parts, benchmarks_md) -> None:
     """Concept extractors (SAE, BSFs, Deleuzian, TF-MoDISco) against Sparling's channels."""
@@ -114,10 +115,10 @@ def bench_concepts(out, parts, benchmarks_md) -> None:
 
     chosen = [p.strip() for p in parts.split(",") if p.strip()]
     sets = {f"planted-{name}" for name in ("default", "draw1", "draw2")}
-    unknown = [p for p in chosen if p not in PARTS and p not in sets]
+    unknown = [p for p in chosen if p not in PARTS and p not in sets and p != "rejudge"]
     if unknown:
         raise click.BadParameter(f"unknown part(s) {', '.join(unknown)} (one of "
-                                 f"{', '.join(PARTS)})", param_hint="--parts")  # fmt: skip
+                                 f"{', '.join(PARTS)}, rejudge)", param_hint="--parts")  # fmt: skip
     click.echo(f"wrote {run_concepts_benchmark(out, chosen, benchmarks_md=benchmarks_md)}")
 
 

@@ -22,3 +22,31 @@ def test_synthetic_section_shows_mdl_finalists_when_recorded():
     method = older["methods"][2]["method"]
     assert "MDL's finalists" in text and f"{method}: b4 k3 101.2, b8 k3 110.5" in text
     assert "bsf_vanilla: " in markdown({"synthetic": saved}, Path("OUT"))  # today's run has them
+
+
+def test_rejudge_adds_recovery_against_the_planted_pwms_from_the_motif_files(tmp_path):
+    import shutil
+
+    from benchmarks.concepts import rejudge_planted
+
+    saved = REPO / "bench_runs" / "concepts_i21"
+    found = json.loads((saved / "bench_concepts_planted-default.json").read_text())
+    entry = found["sets"]["default"]
+    entry["methods"] = {m: entry["methods"][m] for m in ("sparling", "modisco")}
+    (tmp_path / "bench_concepts_planted-default.json").write_text(json.dumps(found))
+    for source, target in (("default_sparling/motifs", "default_sparling/motifs"),
+                           ("default_concepts/modisco", "default_concepts/modisco")):
+        (tmp_path / target).mkdir(parents=True)
+        shutil.copy(saved / source / "motifs.meme", tmp_path / target / "motifs.meme")
+    older = markdown({"planted": {**found, "train_seconds": 1.0}}, Path("OUT"))
+    assert "| Sparling's own channels | - | - | - | 2 / 6 |" in older
+    assert rejudge_planted(tmp_path) == ["default"]
+    again = json.loads((tmp_path / "bench_concepts_planted-default.json").read_text())
+    methods = again["sets"]["default"]["methods"]
+    assert methods["modisco"]["truth"]["recovered_count"] == 6
+    assert methods["modisco"]["truth"]["spurious"] == 0
+    # Sparling's TCP and bZIP channels best match a sibling in JASPAR, yet are the planted ones.
+    assert methods["sparling"]["recovered_count"] == 2
+    assert methods["sparling"]["truth"]["recovered_count"] >= 4
+    text = markdown({"planted": {**again, "train_seconds": 1.0}}, Path("OUT"))
+    assert "| non-sparse + ISM + TF-MoDISco-lite | 6 / 6 | 0 / 6 | 0 | 3 / 6 |" in text
