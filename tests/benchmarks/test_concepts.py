@@ -32,7 +32,8 @@ def test_rejudge_adds_recovery_against_the_planted_pwms_from_the_motif_files(tmp
     saved = REPO / "bench_runs" / "concepts_i21"
     found = json.loads((saved / "bench_concepts_planted-default.json").read_text())
     entry = found["sets"]["default"]
-    entry["methods"] = {m: entry["methods"][m] for m in ("sparling", "modisco")}
+    entry["methods"] = {m: {k: v for k, v in entry["methods"][m].items() if k != "truth"}
+                        for m in ("sparling", "modisco")}  # as judged before the truth rule
     (tmp_path / "bench_concepts_planted-default.json").write_text(json.dumps(found))
     for source, target in (("default_sparling/motifs", "default_sparling/motifs"),
                            ("default_concepts/modisco", "default_concepts/modisco")):
@@ -50,3 +51,22 @@ def test_rejudge_adds_recovery_against_the_planted_pwms_from_the_motif_files(tmp
     assert methods["sparling"]["truth"]["recovered_count"] >= 4
     text = markdown({"planted": {**again, "train_seconds": 1.0}}, Path("OUT"))
     assert "| non-sparse + ISM + TF-MoDISco-lite | 6 / 6 | 0 / 6 | 0 | 3 / 6 |" in text
+
+
+def test_head_to_head_gives_the_non_sparse_run_as_many_samples_as_sparling_saw(monkeypatch):
+    import benchmarks.concepts as bench
+
+    seen = []
+
+    def fake_run(out, config):
+        seen.append((out.name, config))
+        return {"samples_seen": 123_456}
+
+    monkeypatch.setattr(bench, "run_or_resume", fake_run)
+    runs = bench.trained_runs(Path("OUT"), "default", ["MA0573.2"])
+    assert list(runs) == ["sparling", "baseline"]
+    (first, sparse), (second, dense) = seen
+    assert first == "default_sparling" and second == "default_baseline"
+    assert dense.train.max_samples == 123_456 and not dense.model.sparse_layer
+    assert sparse.train.max_samples > 1_000_000 and sparse.model.sparse_layer
+    assert sparse.train.max_seconds == dense.train.max_seconds == bench.TRAIN_SECONDS
