@@ -118,7 +118,7 @@ def synthetic_part() -> dict:
                      "noise": 0.02}, "steps": settings.steps, "methods": rows}  # fmt: skip
 
 
-# -- planted ----------------------------------------------------------------------------------
+# -- planted --------------------------------------------------------------------------------
 def _judge(summary_motifs: list[dict], planted: list[str]) -> dict:
     """Planted motifs named exactly (some exported motif's best JASPAR match at q < 0.01) and
     the exported motifs that name none."""
