@@ -35,8 +35,9 @@ from sparling_genomics.concepts.base import FitSettings
 from sparling_genomics.concepts.extract import METHODS, extract
 from sparling_genomics.concepts.manifolds import superposition
 from sparling_genomics.concepts.measures import mppc, probe_loss, recovery_r2
-from sparling_genomics.evaluate.motif_recovery import planted_recovery, truth_recovery
+from sparling_genomics.evaluate.motif_recovery import planted_recovery
 from sparling_genomics.export.formats import read_meme_motifs
+from sparling_genomics.export.truth import truth_recovery
 from sparling_genomics.genome.jaspar import draw_motif_set, load_jaspar_motifs
 from sparling_genomics.io import write_json_atomic
 from sparling_genomics.tasks.planted_motifs import PLANTED_MOTIFS
