@@ -111,14 +111,15 @@ def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) 
 @_benchmarks_md_option
 def bench_concepts(out, parts, benchmarks_md) -> None:
     """Concept extractors (SAE, BSFs, Deleuzian, TF-MoDISco) against Sparling's channels."""
-    from .concepts import PARTS, run_concepts_benchmark
+    from .concepts import PARTS, REJUDGE, run_concepts_benchmark
 
     chosen = [p.strip() for p in parts.split(",") if p.strip()]
     sets = {f"planted-{name}" for name in ("default", "draw1", "draw2")}
-    unknown = [p for p in chosen if p not in PARTS and p not in sets and p != "rejudge"]
+    unknown = [p for p in chosen if p not in (*PARTS, *sets, REJUDGE)]
     if unknown:
-        raise click.BadParameter(f"unknown part(s) {', '.join(unknown)} (one of "
-                                 f"{', '.join(PARTS)}, rejudge)", param_hint="--parts")  # fmt: skip
+        known = ", ".join((*PARTS, REJUDGE))
+        raise click.BadParameter(f"unknown part(s) {', '.join(unknown)} (one of {known})",
+                                 param_hint="--parts")  # fmt: skip
     click.echo(f"wrote {run_concepts_benchmark(out, chosen, benchmarks_md=benchmarks_md)}")
 
 

@@ -46,7 +46,9 @@ from sparling_genomics.train.run_config import resolve_config
 from .report import machine_description, machine_line, pct, run_or_resume, update_section
 
 PARTS = ("synthetic", "planted", "measures")  # planted: every set; planted-<set>: one
-# rejudge: the planted sets' recovery recomputed from the motif files on disk (no training).
+# Not a part (it writes no JSON of its own): the planted sets' recovery recomputed from the
+# motif files on disk, without training.
+REJUDGE = "rejudge"
 # A cap, not the budget: the budget is Sparling's schedule (samples; 495k-845k on 2 cores),
 # and the non-sparse run gets as many. Until 2026-12-03 both stopped at 1200 s, when the
 # random draws' Sparling runs had not annealed (density 0.16-0.38 against 0.0018).
@@ -301,7 +303,7 @@ def run_concepts_benchmark(out: Path, parts: list[str], *,
     out.mkdir(parents=True, exist_ok=True)
     for part in parts:
         began = time.perf_counter()
-        if part == "rejudge":
+        if part == REJUDGE:
             rejudge_planted(out)
             continue
         if part.startswith("planted-"):
@@ -392,9 +394,9 @@ def markdown(found: dict, out: Path) -> str:
         for name, entry in planted["sets"].items():
             tr = entry["training"]
             sp = tr["sparling"]
-            budget = entry.get("budget")
+            cap = entry.get("budget")
             budget = (f"Sparling by its schedule, the non-sparse run as many samples "
-                      f"({budget['cap_seconds']:.0f} s cap)" if budget else
+                      f"({cap['cap_seconds']:.0f} s cap)" if cap else
                       f"{entry.get('train_seconds') or planted['train_seconds']:.0f} s each "
                       "(the design before 2026-12-03)")
             lines += [f"**{name}** ({len(entry['motifs'])} motifs: {', '.join(entry['motifs'])}; "

@@ -37,7 +37,8 @@ def truth_recovery(
                 "recovered_count": 0, "spurious": len(ids), "by": {},
                 "control_false_matches": 0, "q_threshold": q_threshold}  # fmt: skip
     probs = [np.asarray(exported[i], float) for i in ids]
-    sim = tomtom_between(probs, [np.asarray(planted[t], float) for t in targets])
+    truth = [np.asarray(planted[t], float) for t in targets]
+    sim = tomtom_between(probs, truth)
     by: dict[str, list[str]] = {}
     spurious = 0
     for row, motif_id in enumerate(ids):
@@ -48,7 +49,7 @@ def truth_recovery(
             spurious += 1
     rng = np.random.default_rng(seed)
     shuffled = [shuffle_columns(p, rng) for p in probs]
-    control = tomtom_between(shuffled, [np.asarray(planted[t], float) for t in targets])
+    control = tomtom_between(shuffled, truth)
     recovered = [t for t in targets if t in by]
     return {
         "planted": len(targets),
