@@ -3,7 +3,8 @@
 Methods: ``sae`` (TopK SAE), ``bsf_vanilla``, ``bsf_grassmannian``, ``bsf_group_lasso``
 (block-sparse featurizers) and ``deleuzian``. Where the caller leaves ``block`` or ``k`` unset
 they are chosen by minimum description length (``mdl.py``; the SAE's k likewise, its block
-being 1)."""
+being 1); the Grassmannian and Group-Lasso featurizers, which start from a vanilla fit, are
+shortlisted by vanilla short fits and chosen by their own full fits."""
 
 from __future__ import annotations
 
@@ -47,10 +48,16 @@ def extract(
             return fit_topk_sae(x, concepts, kk, s, where=where)
         return fit_block_sparse(x, method.removeprefix("bsf_"), concepts, b, kk, s, where=where)
 
+    def vanilla(b: int, kk: int, s: FitSettings) -> Concepts:
+        return fit_block_sparse(x, "vanilla", concepts, b, kk, s, where=where)
+
     if k is None or (block is None and method != "sae"):
         blocks = (1,) if method == "sae" else ((block,) if block else (1, 2, 4, 8))
         ks = (k,) if k else (1, 2, 3, 4, 6, 8)
-        result, table = choose_block_and_k(x, fit, concepts, settings, blocks=blocks, ks=ks)
+        # The warm-started featurizers are scouted by their vanilla start (see mdl.py).
+        warm = method in ("bsf_grassmannian", "bsf_group_lasso")
+        result, table = choose_block_and_k(x, fit, concepts, settings, blocks=blocks, ks=ks,
+                                           scout_fit=vanilla if warm else None)  # fmt: skip
         chosen = {"block": result.block, "k": result.info.get("k")}
         result.info["mdl_choice"] = {"chosen": chosen, "candidates": table}
     else:

@@ -52,3 +52,55 @@ def test_a_block_size_one_concept_is_a_direction_with_a_norm_activation(tiny):
     act = concepts.activate(tiny.x[:50])
     assert act.shape == (50, 5) and (act >= 0).all()
     assert ((act > 0).sum(1) <= 2).all()
+
+
+
+@pytest.fixture(scope="module")
+def overlapping():
+    # Six manifolds in 48-D, two in each row, twice as many blocks as manifolds: a block's
+    # tied projection also takes in the other manifold's share of its subspace, and the
+    # warm start's spare blocks overlap the used ones.
+    return superposition(3000, dim=48, kinds=("circle", "sphere", "torus") * 2, active=2,
+                         noise=0.01, seed=3)  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_variant_separates_manifolds_that_share_rows(overlapping, variant):
+    settings = FitSettings(steps=1500, batch_size=512, seed=0, resample_every=100)
+    concepts = fit_block_sparse(overlapping.x, variant, 12, 4, 2, settings)
+    r2 = recovery_r2(concepts, overlapping.x, overlapping.parts)
+    assert r2.min() >= 0.85, r2
+
+
+def test_the_group_lasso_penalty_reaches_blocks_under_the_threshold():
+    import torch
+
+    from sparling_genomics.concepts.block_sparse import GroupLassoBSF
+
+    model = GroupLassoBSF(torch.eye(4).reshape(2, 2, 4), 1)
+    x = torch.tensor([[2.0, 0.0, 0.05, 0.0]])  # block 0 far above, block 1 under it
+    z = model.codes(x)
+    assert z[0, 1].abs().sum() == 0
+    model.penalty(z).backward()
+    assert model.encoder.grad[1].abs().sum() > 0  # pushed further down, not left to grow
+
+def test_unused_warm_start_blocks_restart_outside_the_used_span():
+    import torch
+
+    from sparling_genomics.concepts.block_sparse import VanillaBSF, spare_unused_blocks
+
+    g = torch.Generator().manual_seed(0)
+    init = torch.randn(4, 2, 10, generator=g)
+    start = VanillaBSF(init, 1)
+    with torch.no_grad():
+        start.encoder[2:] = 0.0  # blocks 2 and 3: never the largest, never picked
+        start.enc_bias[2:] = 0.0
+    blocks = spare_unused_blocks(start, torch.randn(200, 10, generator=g), g, 1e-3)
+    used = blocks[:2].reshape(-1, 10)
+    assert torch.allclose(blocks[2:].reshape(-1, 10) @ used.T, torch.zeros(4, 4), atol=1e-5)
+    # The used blocks keep their spans (orthonormalised).
+    for c in range(2):
+        q = torch.linalg.qr(init[c].T)[0]
+        assert torch.allclose(q @ (q.T @ blocks[c].T), blocks[c].T, atol=1e-5)
+    gram = torch.einsum("cbf,cgf->cbg", blocks, blocks)
+    assert torch.allclose(gram, torch.eye(2).expand(4, 2, 2), atol=1e-5)
