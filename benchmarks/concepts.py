@@ -169,6 +169,20 @@ def rejudge_planted(out: Path) -> list[str]:
     return done
 
 
+def concepts_code() -> str | None:
+    """The last commit that changed the extractors' package (``sparling_genomics/concepts``):
+    which extractor code made a set's rows, when sets were extracted at different times."""
+    import subprocess
+
+    try:
+        command = ["git", "log", "-1", "--format=%h", "--", "sparling_genomics/concepts"]
+        found = subprocess.run(command, capture_output=True, text=True, check=True,
+                               cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return found.stdout.strip() or None
+
+
 def planted_part(out: Path, only: str | None = None) -> dict:
     from sparling_genomics.export.run_concepts import (
         ALL_METHODS,
@@ -206,6 +220,7 @@ def planted_part(out: Path, only: str | None = None) -> dict:
                              "true_density": m.get("true_density")}
                          for k, m in metrics.items()},  # fmt: skip
             "methods": methods,
+            "concepts_code": concepts_code(),
         }
     return {"sets": sets, "steps": STEPS, "modisco_windows": 500, "train_seconds": TRAIN_SECONDS}
 
@@ -406,7 +421,9 @@ def markdown(found: dict, out: Path) -> str:
                       f"(stopped by {sp['stopped_by']}), final density "
                       f"{_f(sp['density'], 5)} (true {_f(sp['true_density'], 5)}); "
                       f"non-sparse: {pct(tr['baseline']['exact_match'])}, "
-                      f"{tr['baseline']['samples']:,} samples.", "",
+                      f"{tr['baseline']['samples']:,} samples."
+                      + (" Extractors: `sparling_genomics/concepts` as of "
+                         f"{entry['concepts_code']}." if entry.get("concepts_code") else ""), "",
                       "| motifs from | recovered | spurious / exported | control | "
                       "named exactly | extraction s |",
                       "|---|---|---|---|---|---|"]  # fmt: skip

@@ -71,3 +71,13 @@ def test_head_to_head_gives_the_non_sparse_run_as_many_samples_as_sparling_saw(m
     assert dense.train.max_samples == 123_456 and not dense.model.sparse_layer
     assert sparse.train.max_samples > 1_000_000 and sparse.model.sparse_layer
     assert sparse.train.max_seconds == dense.train.max_seconds == bench.TRAIN_SECONDS
+
+
+def test_each_planted_set_names_the_extractor_code_it_was_run_with():
+    path = REPO / "bench_runs" / "concepts_i21" / "bench_concepts_planted-default.json"
+    saved = json.loads(path.read_text())
+    code = saved["sets"]["default"]["concepts_code"]
+    assert f"Extractors: `sparling_genomics/concepts` as of {code}." in markdown(
+        {"planted": saved}, Path("OUT"))
+    del saved["sets"]["default"]["concepts_code"]  # sets run before it was recorded
+    assert "Extractors:" not in markdown({"planted": saved}, Path("OUT"))
