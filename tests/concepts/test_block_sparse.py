@@ -54,7 +54,6 @@ def test_a_block_size_one_concept_is_a_direction_with_a_norm_activation(tiny):
     assert ((act > 0).sum(1) <= 2).all()
 
 
-
 @pytest.fixture(scope="module")
 def overlapping():
     # Six manifolds in 48-D, two in each row, twice as many blocks as manifolds: a block's
@@ -83,6 +82,7 @@ def test_the_group_lasso_penalty_reaches_blocks_under_the_threshold():
     assert z[0, 1].abs().sum() == 0
     model.penalty(z).backward()
     assert model.encoder.grad[1].abs().sum() > 0  # pushed further down, not left to grow
+
 
 def test_unused_warm_start_blocks_restart_outside_the_used_span():
     import torch
