@@ -104,3 +104,13 @@ def test_unused_warm_start_blocks_restart_outside_the_used_span():
         assert torch.allclose(q @ (q.T @ blocks[c].T), blocks[c].T, atol=1e-5)
     gram = torch.einsum("cbf,cgf->cbg", blocks, blocks)
     assert torch.allclose(gram, torch.eye(2).expand(4, 2, 2), atol=1e-5)
+
+
+def test_group_lasso_does_not_run_away_on_activations_without_sparse_structure():
+    # Correlated Gaussian rows, 7 blocks and k 1 (as a real layer's dense activations): the
+    # encoder must not outgrow the penalty with the threshold chasing it (at lambda 0.01
+    # the FVU went from the warm start's 0.61 to 94).
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((4000, 32)) @ rng.standard_normal((32, 32))).astype(np.float32)
+    concepts = fit_block_sparse(x, "group_lasso", 7, 2, 1, FitSettings(steps=1500, batch_size=256))
+    assert concepts.info["fvu"] <= concepts.info["warm_start"]["fvu"] + 0.15
