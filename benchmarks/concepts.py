@@ -193,6 +193,7 @@ def planted_part(out: Path, only: str | None = None) -> dict:
 
     torch.set_num_threads(1)
     sets = {}
+    code = concepts_code()
     for name, motifs in motif_sets().items():
         if only is not None and name != only:
             continue
@@ -220,7 +221,7 @@ def planted_part(out: Path, only: str | None = None) -> dict:
                              "true_density": m.get("true_density")}
                          for k, m in metrics.items()},  # fmt: skip
             "methods": methods,
-            "concepts_code": concepts_code(),
+            "concepts_code": code,
         }
     return {"sets": sets, "steps": STEPS, "modisco_windows": 500, "train_seconds": TRAIN_SECONDS}
 

@@ -57,6 +57,8 @@ from .base import (
 )
 
 VARIANTS = ("vanilla", "grassmannian", "group_lasso")
+#: The variants whose fits start from a short vanilla fit.
+WARM_STARTED = ("grassmannian", "group_lasso")
 
 
 def keep_top_blocks(z: torch.Tensor, k: int) -> torch.Tensor:
@@ -217,7 +219,7 @@ def fit_block_sparse(
     cls = {"vanilla": VanillaBSF, "grassmannian": GrassmannianBSF,
            "group_lasso": GroupLassoBSF}[variant]  # fmt: skip
     info = {"concepts": concepts, "block": block, "k": k, "steps": settings.steps}
-    if variant != "vanilla":
+    if variant in WARM_STARTED:
         warm = replace(settings, steps=max(1, settings.steps // 3))
         start = VanillaBSF(init, k)
         info["warm_start"] = {"vanilla_steps": warm.steps, **train_autoencoder(start, scaled, warm)}

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import Concepts, FitSettings, check_activations
-from .block_sparse import fit_block_sparse
+from .block_sparse import WARM_STARTED, fit_block_sparse
 from .deleuzian import fit_deleuzian
 from .mdl import choose_block_and_k, description_length
 from .sae import fit_topk_sae
@@ -55,7 +55,7 @@ def extract(
         blocks = (1,) if method == "sae" else ((block,) if block else (1, 2, 4, 8))
         ks = (k,) if k else (1, 2, 3, 4, 6, 8)
         # The warm-started featurizers are scouted by their vanilla start (see mdl.py).
-        warm = method in ("bsf_grassmannian", "bsf_group_lasso")
+        warm = method.removeprefix("bsf_") in WARM_STARTED
         result, table = choose_block_and_k(x, fit, concepts, settings, blocks=blocks, ks=ks,
                                            scout_fit=vanilla if warm else None)  # fmt: skip
         chosen = {"block": result.block, "k": result.info.get("k")}
