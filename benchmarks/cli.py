@@ -105,7 +105,7 @@ def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) 
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
 @click.option("--parts", default="synthetic,planted,measures", show_default=True,
               help="Comma-separated parts to run: synthetic, planted (or one set: "
-              "planted-default, planted-draw1, planted-draw2), measures, rejudge (the "
+              "planted-default, planted-draw1, planted-draw2), measures, splicing, rejudge (the "
               "planted sets' recovery recomputed from the motif files on disk, no training); "
               "the section shows every part on disk.")
 @_benchmarks_md_option

@@ -1,6 +1,7 @@
 """Concepts found after training against Sparling's trained-in motifs (issue 21).
 
-``python -m benchmarks concepts --out bench_runs/concepts_i21 [--parts synthetic,planted,measures]``
+``python -m benchmarks concepts --out bench_runs/concepts_i21 [--parts synthetic,planted,...]``
+(parts: synthetic, planted, measures, splicing)
 
 - ``synthetic`` (seed 002's test): 12 manifolds (4 circles, 4 spheres, 4 tori) embedded by
   random orthonormal maps in 64-D, 3 active per row, 20,000 rows; recovery R^2 per manifold
@@ -17,6 +18,7 @@
   logistic probes from per-position concept activations -- max over the two strands -- to
   each planted motif's presence at that position) and MPPC across 3 extractor seeds (the
   concept activations of one seed against another's, on the same positions).
+- ``splicing``: the same extractors on the splicing model (``concepts_splicing.py``).
 
 Each part writes ``OUT/bench_concepts_<part>.json``; the BENCHMARKS.md section is rebuilt
 from the parts present."""
@@ -43,9 +45,10 @@ from sparling_genomics.io import write_json_atomic
 from sparling_genomics.tasks.planted_motifs import PLANTED_MOTIFS
 from sparling_genomics.train.run_config import resolve_config
 
+from .concepts_splicing import splicing_markdown, splicing_part
 from .report import machine_description, machine_line, pct, run_or_resume, update_section
 
-PARTS = ("synthetic", "planted", "measures")  # planted: every set; planted-<set>: one
+PARTS = ("synthetic", "planted", "measures", "splicing")  # planted-<set>: one planted set
 # Not a part (it writes no JSON of its own): the planted sets' recovery recomputed from the
 # motif files on disk, without training.
 REJUDGE = "rejudge"
@@ -326,7 +329,8 @@ def run_concepts_benchmark(out: Path, parts: list[str], *,
             result = planted_part(out, part.removeprefix("planted-"))
         else:
             result = {"synthetic": synthetic_part, "planted": lambda: planted_part(out),
-                      "measures": lambda: measures_part(out)}[part]()  # fmt: skip
+                      "measures": lambda: measures_part(out),
+                      "splicing": lambda: splicing_part(out, STEPS)}[part]()  # fmt: skip
         result.update(benchmark="concepts", part=part, machine=machine_description(),
                       seconds=round(time.perf_counter() - began, 1))  # fmt: skip
         write_json_atomic(out / f"bench_concepts_{part}.json", result)
@@ -453,4 +457,6 @@ def markdown(found: dict, out: Path) -> str:
             bk = f"{r.get('block') or '-'}, {r.get('k') or '-'}" if "block" in r else "-"
             lines.append(f"| {LABELS.get(method, method)} | {_f(r['probe_loss'], 4)} "
                          f"| {_f(r['mppc'])} | {bk} |")  # fmt: skip
+    if found.get("splicing"):
+        lines += splicing_markdown(found["splicing"], LABELS)
     return "\n".join(lines)

@@ -13,14 +13,18 @@ window and strand) in the top ``site_fraction`` of its rows, at most ``max_sites
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from ..evaluate.positions import PositionSettings
 from ..genome.pwm import information_content
 from ..genome.sequence import reverse_complement_one_hot
+from ..rundir import FAMILIES_DIR
+from .formats import ExportedMotif
 from .motifs import site_windows
-from .run_motifs import _match_dict, context_offset
+from .run_motifs import _match_dict, context_offset, export_families, place_families
 
 DNA_LAYERS = ("hidden", "g")
 
@@ -160,4 +164,18 @@ def motif_entry(m, naming: dict) -> dict:
             "consensus": m.consensus,
             "bits": round(float(information_content(m.probs).sum()), 3),
             "best_match": _match_dict(naming["best"].get(m.id)),
-            "name": naming["named"].get(m.id)}  # fmt: skip
+            "name": naming["named"].get(m.id), "family": m.family or None}  # fmt: skip
+
+
+def concept_families(folder: Path, motifs: list[ExportedMotif], sites: dict, targets, decoys,
+                     rf: int, background, context, offset: int,
+                     prefix: str | None = None) -> dict:  # fmt: skip
+    """A method's motifs clustered into families as ``export`` clusters Sparling's channels
+    (``folder/families/``; ``sites``: concept -> (window, position, strand) rows), each family
+    placed against the labelled sites where the task has them; the ``families`` block."""
+    block, families = export_families(folder / FAMILIES_DIR, motifs, sites, targets,
+                                      decoys=decoys, rf=rf, background=background,
+                                      prefix=prefix)  # fmt: skip
+    if context is not None and families:
+        place_families(block, families, context, offset, PositionSettings())
+    return block

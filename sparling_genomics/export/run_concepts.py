@@ -33,6 +33,7 @@ from .concept_sites import (
     DNA_LAYERS,
     LayerRows,
     bed_line,
+    concept_families,
     concept_sites,
     dna_layer_rows,
     motif_entry,
@@ -210,7 +211,8 @@ def extract_run_concepts(
             windows = rows.x[: settings.modisco_windows]
             hyp = hypothetical_attributions(model, windows, device=torch_device)
             entry = export_modisco(out / method, windows, hyp, rows.background, targets, decoys,
-                                   site_placer(task, split))  # fmt: skip
+                                   site_placer(task, split), rf=int(model.g.receptive_field),
+                                   context=context, offset=context_offset(task))  # fmt: skip
             entry["seconds"] = round(time.perf_counter() - began, 2)
             summary["methods"][method] = entry
             continue
@@ -264,11 +266,14 @@ def _export_motifs(folder, rows, activation, method, model, task, split, setting
             m.id: np.stack([rows.where[sites[m.channel], 0],
                             rows.where[sites[m.channel], 1] - offset], 1)
             for m in motifs}, PositionSettings())  # fmt: skip
-    files = {}
+    files, families = {}, None
     if motifs:
         files = {k: v.name for k, v in write_motif_files(folder, motifs, rows.background).items()}
         write_logos(folder / "logos", motifs)
         write_tomtom(folder / "tomtom.tsv", naming)
+        families = concept_families(folder, motifs, {c: rows.where[p] for c, p in sites.items()},
+                                    targets, decoys, rf, rows.background, context,
+                                    context_offset(task))  # fmt: skip
     lines = bed_lines(rows, motifs, sites, activation, site_placer(task, split), rf)
     write_text_atomic(folder / "sites.bed", sorted_bed(lines))
     files["sites"] = "sites.bed"
@@ -279,6 +284,7 @@ def _export_motifs(folder, rows, activation, method, model, task, split, setting
         "silent_concepts": silent,
         "shuffled_control": naming["control"],
         "files": files,
+        **({"families": families} if families is not None else {}),
     }
 
 

@@ -17,9 +17,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..evaluate.positions import PositionSettings, enrichment_by_motif
 from ..genome.pwm import trim
 from ..io import write_text_atomic
-from .concept_sites import bed_line, motif_entry, sorted_bed
+from .concept_sites import bed_line, concept_families, motif_entry, sorted_bed
 from .formats import ExportedMotif, write_motif_files
 from .logos import write_logos
 from .naming import name_motifs, write_tomtom
@@ -91,9 +92,25 @@ def pattern_motifs(patterns: list, background: np.ndarray, *, trim_bits: float =
     return motifs, sites
 
 
+def seqlet_rows(sites: np.ndarray, motif: ExportedMotif, rf: int) -> np.ndarray:
+    """A pattern's seqlets (window, begin, width, strand) as the (window, position, strand)
+    rows a channel's sites are given in (a site window of ``rf`` bases centred on position,
+    read on the strand, the motif ``offset`` bases into it), so that the families code
+    places them as it places a channel's sites."""
+    sites = np.asarray(sites, np.int64).reshape(-1, 4)
+    window, begin, width, strand = sites.T
+    half = rf // 2
+    pos = np.where(strand == 1, begin + half - motif.offset,
+                   begin - half + motif.offset + width - 1)  # fmt: skip
+    return np.stack([window, pos, strand], axis=1)
+
+
 def export_modisco(folder, x: np.ndarray, hyp: np.ndarray, background: np.ndarray, targets,
-                   decoys, place) -> dict:  # fmt: skip
-    """Patterns -> motifs, logos, tomtom.tsv, sites.bed in ``folder``; the method's entry."""
+                   decoys, place, *, rf: int = 21, context=None,
+                   offset: int = 0) -> dict:  # fmt: skip
+    """Patterns -> motifs, logos, tomtom.tsv, sites.bed in ``folder``, their families and
+    (``context``: a site task's positional context) where motifs and families sit relative
+    to the labelled sites; the method's entry."""
     positive, negative = modisco_patterns(x, hyp)
     motifs, sites = pattern_motifs(positive, background)
     naming = name_motifs(motifs, targets, decoys=decoys)
@@ -101,11 +118,20 @@ def export_modisco(folder, x: np.ndarray, hyp: np.ndarray, background: np.ndarra
         named = naming["named"].get(m.id)
         m.name = named.replace(" ", "_") if named else ""
     folder.mkdir(parents=True, exist_ok=True)
-    files = {}
+    files, families, placed = {}, None, {}
     if motifs:
         files = {k: v.name for k, v in write_motif_files(folder, motifs, background).items()}
         write_logos(folder / "logos", motifs)
         write_tomtom(folder / "tomtom.tsv", naming)
+        families = concept_families(folder, motifs, {m.channel: seqlet_rows(sites[m.channel], m, rf)
+                                                     for m in motifs},
+                                    targets, decoys, rf, background, context, offset,
+                                    prefix="modisco")  # fmt: skip
+    if context is not None and motifs:
+        placed = enrichment_by_motif(context, {  # each seqlet at its span's centre
+            m.id: np.stack([sites[m.channel][:, 0],
+                            sites[m.channel][:, 1] + sites[m.channel][:, 2] // 2 - offset], 1)
+            for m in motifs}, PositionSettings())  # fmt: skip
     lines = [bed_line(place, m.id, int(w), int(b), int(width), int(strand), 1000)
              for m in motifs for w, b, width, strand in sites[m.channel]]  # fmt: skip
     write_text_atomic(folder / "sites.bed", sorted_bed(lines))
@@ -115,8 +141,11 @@ def export_modisco(folder, x: np.ndarray, hyp: np.ndarray, background: np.ndarra
                  "windows": int(len(x))},  # fmt: skip
         "block": 1,
         "count": len(positive),
-        "motifs": [motif_entry(m, naming) for m in motifs],
+        "motifs": [{**motif_entry(m, naming),
+                    **({"positions": placed[m.id]} if m.id in placed else {})}
+                   for m in motifs],  # fmt: skip
         "silent_concepts": [],
         "shuffled_control": naming["control"],
         "files": files,
+        **({"families": families} if families is not None else {}),
     }

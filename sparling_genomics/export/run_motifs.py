@@ -205,14 +205,7 @@ def export_run_motifs(
         rf=model.g.receptive_field, background=background, settings=family_settings,
     )  # fmt: skip
     if dataset is not None and family_list:
-        # A family's sites are its members' de-duplicated ones; each sits at its span's centre.
-        located = {f.motif.id: np.stack([f.sites[:, 0], f.sites[:, 1] + f.motif.width // 2
-                                         - context_offset(task)], axis=1)
-                   for f in family_list}  # fmt: skip
-        by_family = enrichment_by_motif(context, located, settings)
-        for entry in families["families"]:
-            if entry["id"] in by_family:
-                entry["positions"] = by_family[entry["id"]]
+        place_families(families, family_list, context, context_offset(task), settings)
     summary = {
         "run": str(run),
         "split": split,
@@ -273,14 +266,17 @@ def export_families(
     decoys=None,
     background: np.ndarray | None = None,
     settings: FamilySettings | None = None,
+    prefix: str | None = None,
 ) -> tuple[dict, list[MotifFamily]]:
     """Cluster ``motifs`` into families (``export/families.py``) and write the family-level
     files to ``folder`` (``RUN/motifs/families/``): motifs.meme/.jaspar/.transfac/.homer of
     the representatives, logos/, tomtom.tsv (names against ``targets``, with ``decoys`` in
     Tomtom's null, as the channels are named), sites.tsv.gz; sets each motif's ``family``;
-    returns motifs.json's ``families`` block and the families."""
+    returns motifs.json's ``families`` block and the families (named ``<prefix>_f00`` ...:
+    by default the motif ids' part before ``_c``)."""
     settings = settings or FamilySettings()
-    families, links, _ = cluster_families(motifs, sites, rf=rf, settings=settings)
+    families, links, _ = cluster_families(motifs, sites, rf=rf, settings=settings,
+                                          prefix=prefix)  # fmt: skip
     representatives = [f.motif for f in families]
     naming = name_motifs(representatives, targets, decoys=decoys)
     for f in families:
@@ -297,6 +293,19 @@ def export_families(
         block["files"]["sites"] = f"{FAMILIES_DIR}/{FAMILY_SITES}"
         block["files"]["tomtom"] = f"{FAMILIES_DIR}/tomtom.tsv"
     return block, families
+
+
+def place_families(block: dict, families: list[MotifFamily], context, offset: int,
+                   settings: PositionSettings) -> None:  # fmt: skip
+    """Give each family entry of ``block`` its ``positions`` block: the family's sites (its
+    members' de-duplicated ones, each at its span's centre) against the labelled sites."""
+    located = {f.motif.id: np.stack([f.sites[:, 0], f.sites[:, 1] + f.motif.width // 2
+                                     - offset], axis=1)
+               for f in families}  # fmt: skip
+    by_family = enrichment_by_motif(context, located, settings)
+    for entry in block["families"]:
+        if entry["id"] in by_family:
+            entry["positions"] = by_family[entry["id"]]
 
 
 def core_classes(model) -> dict[int, str]:

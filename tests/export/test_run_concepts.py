@@ -43,6 +43,13 @@ def test_concepts_writes_each_method_and_a_summary(concept_run):
         if entry["motifs"]:
             assert (folder / "motifs.meme").is_file() and (folder / "tomtom.tsv").is_file()
             assert all(m["nsites"] >= 10 for m in entry["motifs"])
+            # Its motifs clustered into families as export clusters Sparling's channels.
+            families = {f["id"]: f for f in entry["families"]["families"]}
+            assert families and all(f.startswith(f"{method}_f") for f in families)
+            members = [m["id"] for f in families.values() for m in f["members"]]
+            assert sorted(members) == sorted(ids)
+            assert all(families[m["family"]] for m in entry["motifs"])
+            assert (folder / "families" / "motifs.meme").is_file()
 
 
 def test_the_report_has_a_concepts_section(concept_run):
@@ -93,3 +100,38 @@ def test_modisco_baseline_runs_on_a_tiny_model(planted_tiny, tmp_path):
     entry = json.loads((tmp_path / "concepts.json").read_text())["methods"]["modisco"]
     assert set(entry["info"]) == {"positive_patterns", "negative_patterns", "windows"}
     assert entry["info"]["windows"] == 32 and (tmp_path / "modisco" / "sites.bed").is_file()
+
+
+def test_site_task_concepts_and_modisco_say_where_they_sit(splicing_tiny, tmp_path):
+    """On a site task every method's motifs and families get a positions block (where they
+    sit relative to the labelled sites); TF-MoDISco's patterns are clustered too."""
+    from tests.conftest import run_cli
+
+    result = run_cli("concepts", splicing_tiny, "--method", "sae", "--method", "modisco",
+                     "--modisco-windows", "16", "--out", tmp_path, *FAST,
+                     timeout=600)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((tmp_path / "concepts.json").read_text())
+    assert summary["reference_motifs"]["kind"] == "splicing"
+    for method, entry in summary["methods"].items():
+        for m in entry["motifs"]:
+            assert set(m["positions"]["classes"]) <= {"acceptor", "donor"}
+            assert m["positions"]["classes"], (method, m["id"])
+        for f in entry.get("families", {}).get("families", []):
+            assert f["id"].startswith(f"{method}_f") and "positions" in f
+    assert summary["methods"]["sae"]["motifs"], "the tiny splicing run's SAE exported nothing"
+
+
+def test_seqlets_are_placed_as_channel_sites_are():
+    """A seqlet's row, projected by the families code, lands on the seqlet's own span."""
+    import numpy as np
+
+    from sparling_genomics.export.families import project_sites
+    from sparling_genomics.export.formats import ExportedMotif
+    from sparling_genomics.export.run_modisco import seqlet_rows
+
+    motif = ExportedMotif("modisco_p00", np.full((6, 4), 0.25), 2, channel=0, offset=3)
+    seqlets = np.array([[0, 40, 6, 1], [2, 17, 6, -1]])
+    rows = seqlet_rows(seqlets, motif, rf=21)
+    placed = project_sites(rows, motif, 0, False, 6, 21, 0)
+    assert placed.tolist() == [[0, 40, 1], [2, 17, -1]]
