@@ -279,7 +279,7 @@ def measures_part(out: Path, windows: int = 400) -> dict:
     labels = _presence(task, windows, length, len(motifs))
     half = int(model.g.receptive_field) // 2
     result = {"windows": windows, "positions": int(windows * length), "pool": half,
-              "methods": {}}  # fmt: skip
+              "concepts_code": concepts_code(), "methods": {}}  # fmt: skip
 
     def probe(features: np.ndarray) -> dict:
         return probe_loss(_pooled(features, windows, length, half), labels)
@@ -450,7 +450,9 @@ def markdown(found: dict, out: Path) -> str:
                   "presence at the position (lower is better; the base rate is the loss of "
                   "a constant prediction). MPPC: mean over concepts "
                   "of the best |Pearson r| with another extractor seed's concepts, averaged over "
-                  "the 3 seed pairs.", "",
+                  "the 3 seed pairs."
+                  + (f" Extractors: `sparling_genomics/concepts` as of {meas['concepts_code']}."
+                     if meas.get("concepts_code") else ""), "",
                   "| features | probe loss | MPPC (3 seeds) | block, k |",
                   "|---|---|---|---|"]  # fmt: skip
         for method, r in meas["methods"].items():
