@@ -115,13 +115,16 @@ def synthetic_part() -> dict:
                                                       if k == kind])), 4)
                            for kind in ("circle", "sphere", "torus")},
             "fvu": c.info.get("fvu"),
+            # Before the read-out (Grassmannian: tied codes; Group-Lasso: shrunk codes).
+            "fit_fvu": c.info.get("tied_fvu", c.info.get("shrunk_fvu")),
             "seconds": round(time.perf_counter() - began, 1),
             "mdl_finalists": [{key: row[key] for key in ("block", "k", "bits_per_row")}
                               for row in c.info.get("mdl_choice", {}).get("candidates", [])
                               if row.get("stage") == "full"],
         })  # fmt: skip
     return {"data": {"rows": 20_000, "dim": 64, "manifolds": data.kinds, "active": 3,
-                     "noise": 0.02}, "steps": settings.steps, "methods": rows}  # fmt: skip
+                     "noise": 0.02}, "steps": settings.steps, "methods": rows,
+            "concepts_code": concepts_code()}  # fmt: skip
 
 
 # -- planted --------------------------------------------------------------------------------
@@ -372,7 +375,12 @@ def markdown(found: dict, out: Path) -> str:
                   f"{d['dim']}-D, {d['active']} active per row, {d['rows']:,} rows, noise "
                   f"{d['noise']}; {syn['steps']} Adam steps per fit. Recovery R^2 per manifold: "
                   "the best single concept's contribution (its code times its block) against "
-                  f"the manifold's own (paper: {PAPER_R2}).", "",
+                  f"the manifold's own (paper: {PAPER_R2}). FVU: of the concepts as read out "
+                  "(Grassmannian: the kept blocks' joint least-squares coordinates; "
+                  "Group-Lasso: the relaxed fit), in brackets of the fit's own codes (tied "
+                  "projections; shrunk codes)."
+                  + (f" Extractors: `sparling_genomics/concepts` as of {syn['concepts_code']}."
+                     if syn.get("concepts_code") else ""), "",
                   "| extractor | concepts x block | k | chosen by | R^2 mean | circles | "
                   "spheres | tori | worst | FVU | seconds |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
@@ -381,7 +389,9 @@ def markdown(found: dict, out: Path) -> str:
             lines.append(f"| {r['method']} | {r['concepts']} x {r['block']} | {r['k'] or '-'} "
                          f"| {r['chosen_by']} | {r['r2_mean']:.3f} | {kinds['circle']:.3f} "
                          f"| {kinds['sphere']:.3f} | {kinds['torus']:.3f} | {min(r['r2']):.3f} "
-                         f"| {_f(r['fvu'])} | {r['seconds']:.0f} |")  # fmt: skip
+                         f"| {_f(r['fvu'])}"
+                         + (f" ({_f(r['fit_fvu'])})" if r.get("fit_fvu") is not None else "")
+                         + f" | {r['seconds']:.0f} |")  # fmt: skip
         finals = [f"{r['method']}: " + ", ".join(f"b{f['block']} k{f['k']} {f['bits_per_row']:.1f}"
                                                  for f in r["mdl_finalists"])
                   for r in syn["methods"] if r.get("mdl_finalists")]  # fmt: skip

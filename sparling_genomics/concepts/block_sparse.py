@@ -29,14 +29,30 @@ start's unused blocks (the vanilla encoder never picked them, but their decoder 
 overlap the used blocks' subspaces by 30-97% on that test) would win the top-k against the
 right ones: fraction of variance unexplained jumps from 0.04 to 0.86 at the switch. They
 restart in the orthogonal complement of the used blocks instead (0.42 at the switch, given
-b 4 / k 3: R^2 0.876 -> 0.899). What stays is the tied encoder's own floor: a block's
-projection also takes in the other active manifolds' share of its subspace (about b / d of
-each), which vanilla's free encoder learns to ignore.
+b 4 / k 3: R^2 0.876 -> 0.899).
+
+Read-out after the fit (the fitted concepts' ``codes``):
+
+- Grassmannian: the tied projection still picks the k blocks, but their coordinates are the
+  least-squares coordinates of the row in the union of the k subspaces (:func:`joint_codes`).
+  A block's own projection also takes in the other active manifolds' share of its subspace
+  (about b / d of each), which vanilla's free encoder learns to ignore; solving for the kept
+  blocks together removes it (synthetic test, given b 4 / k 3: R^2 0.899 -> 0.951, worst
+  manifold 0.807 -> 0.895). Trained that way from the switch it does worse (R^2 0.04: the
+  least-squares codes no longer push the blocks apart, so the projection picks wrong ones),
+  so the fit itself keeps the tied codes.
+- Group-Lasso: a relaxed fit (as the relaxed lasso): the shrinkage's support is kept, and
+  a few rounds of least-squares codes on that support and a least-squares decoder (the
+  method of optimal directions) undo the shrinkage's bias on the amplitudes and the
+  dictionary (synthetic test, given b 4 / k 3: FVU 0.023 -> 0.006, R^2 0.981 -> 0.998). The
+  shrunk codes leave a residual that the description length charges for: before it, MDL
+  chose 8-blocks (R^2 0.70) by one bit; relaxed, b 4 is 89 bits per row against b 8's 97.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -51,6 +67,7 @@ from .base import (
     Scaling,
     check_activations,
     data_init,
+    fit_figures,
     orthonormal_blocks,
     to_concepts,
     train_autoencoder,
@@ -79,6 +96,29 @@ def combine(z: torch.Tensor, blocks: torch.Tensor) -> torch.Tensor:
     """Codes ``z`` (n, blocks, b) times their blocks, summed: (n, features)."""
     c, b, f = blocks.shape
     return z.reshape(len(z), c * b) @ blocks.reshape(c * b, f)
+
+
+def joint_codes(r: torch.Tensor, blocks: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """Least-squares coordinates of ``r`` (n, features) in the union of each row's kept
+    blocks (``keep`` (n, blocks) bool), zero elsewhere: (n, blocks, b)."""
+    n, (c, b, f) = len(r), blocks.shape
+    m = int(keep.sum(1).max()) if n else 0
+    if m == 0:
+        return r.new_zeros(n, c, b)
+    idx = keep.to(r.dtype).topk(m, dim=1).indices  # (n, m): the kept blocks first
+    valid = keep.gather(1, idx).to(r.dtype)
+    basis = (blocks[idx] * valid[:, :, None, None]).reshape(n, m * b, f)
+    # Padding slots (rows keeping fewer than m blocks) get a unit diagonal and solve to
+    # zero; a small ridge keeps nearly collinear kept blocks solvable.
+    ridge = torch.diag_embed((1.0 - valid).repeat_interleave(b, 1) + 1e-4)
+    solution = torch.linalg.solve(basis @ basis.transpose(1, 2) + ridge, basis @ r.unsqueeze(2))
+    solution = solution.view(n, m, b) * valid.unsqueeze(2)
+    return r.new_zeros(n, c, b).scatter(1, idx.unsqueeze(2).expand(n, m, b), solution)
+
+
+def _chunked(fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
+    """``fn`` over 8192-row chunks of ``tensors``, concatenated (bounds the Gram matrices)."""
+    return torch.cat([fn(*parts) for parts in zip(*(t.split(8192) for t in tensors))])
 
 
 def _block_init(x: torch.Tensor, blocks: int, b: int, g: torch.Generator) -> torch.Tensor:
@@ -142,10 +182,14 @@ class GrassmannianBSF(Autoencoder):
         self.decoder = nn.Parameter(init.clone())
         self.log_gamma = nn.Parameter(torch.zeros(()))
         self.bias = nn.Parameter(torch.zeros(init.shape[2]))
+        self.joint = False  # set after the fit: the kept blocks' joint coordinates
 
     def codes(self, x: torch.Tensor) -> torch.Tensor:
-        z = self.log_gamma.exp() * project(x - self.bias, self.decoder)
-        return keep_top_blocks(z, self.k)
+        z = keep_top_blocks(self.log_gamma.exp() * project(x - self.bias, self.decoder), self.k)
+        if not self.joint:
+            return z
+        return _chunked(lambda r, kept: joint_codes(r, self.decoder, kept),
+                        x - self.bias, z.norm(dim=2) > 0)  # fmt: skip
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
         return combine(z, self.decoder) + self.bias
@@ -172,13 +216,18 @@ class GroupLassoBSF(Autoencoder):
         self.bias = nn.Parameter(torch.zeros(features))
         # A shared threshold offset, adapted so that about k blocks survive the shrinkage.
         self.register_buffer("tau", torch.tensor(0.1))
+        self.relaxed = False  # set by :func:`relax`: least-squares codes on the support
 
     def codes(self, x: torch.Tensor) -> torch.Tensor:
         u = project(x - self.bias, self.encoder) + self.enc_bias
         norms = u.norm(dim=2, keepdim=True).clamp_min(1e-8)
         self.block_norms = norms.squeeze(2)  # the penalty's: the batch's blocks, unshrunk
         theta = (F.softplus(self.raw_theta) + self.tau).view(1, -1, 1)
-        return u * torch.relu(1.0 - theta / norms)
+        z = u * torch.relu(1.0 - theta / norms)
+        if not self.relaxed:
+            return z
+        return _chunked(lambda r, kept: joint_codes(r, self.decoder, kept),
+                        x - self.bias, z.norm(dim=2) > 0)  # fmt: skip
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
         return combine(z, self.decoder) + self.bias
@@ -193,6 +242,28 @@ class GroupLassoBSF(Autoencoder):
         self.decoder.div_(self.decoder.norm(dim=2, keepdim=True).clamp_min(1e-8))
         active = float((z.norm(dim=2) > 0).float().sum(1).mean())
         self.tau.mul_(math.exp(self.rate * max(-1.0, min(1.0, (active - self.k) / self.k))))
+
+
+@torch.no_grad()
+def relax(model: GroupLassoBSF, x: torch.Tensor, rounds: int = 3) -> None:
+    """The relaxed fit: each row's support fixed as the shrinkage sets it, then ``rounds`` of
+    least-squares codes on it and a least-squares decoder and bias (the method of optimal
+    directions); the model then reads out least-squares codes."""
+    support = model.codes(x).norm(dim=2) > 0
+    c, b, f = model.decoder.shape
+    old_bias = model.bias.clone()
+    for _ in range(rounds):
+        z = _chunked(lambda r, kept: joint_codes(r, model.decoder, kept), x - model.bias, support)
+        design = torch.cat([z.reshape(len(x), c * b), x.new_ones(len(x), 1)], 1)
+        gram = design.T @ design + 1e-4 * torch.eye(c * b + 1)
+        solution = torch.linalg.solve(gram, design.T @ x)
+        decoder = solution[:-1].view(c, b, f)
+        model.decoder.copy_(decoder / decoder.norm(dim=2, keepdim=True).clamp_min(1e-8))
+        model.bias.copy_(solution[-1])
+    # The encoder centred on the old bias: fold the shift into its block offsets, so that the
+    # support (which the encoder sets) stays the one the decoder was refitted on.
+    model.enc_bias.add_(project((model.bias - old_bias).unsqueeze(0), model.encoder)[0])
+    model.relaxed = True
 
 
 def fit_block_sparse(
@@ -247,4 +318,13 @@ def fit_block_sparse(
         with torch.no_grad():
             model.bias.copy_(start.bias)
     info.update(train_autoencoder(model, scaled, settings))
+    data = torch.from_numpy(scaled)
+    if variant == "grassmannian":
+        model.joint = True
+        info["tied_fvu"] = info["fvu"]
+        info.update(fit_figures(model, data))
+    elif variant == "group_lasso":
+        info["shrunk_fvu"] = info["fvu"]
+        relax(model, data)
+        info.update(fit_figures(model, data))
     return to_concepts(f"bsf_{variant}", model, scaling, info)

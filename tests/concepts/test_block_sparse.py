@@ -2,7 +2,12 @@ import numpy as np
 import pytest
 
 from sparling_genomics.concepts.base import FitSettings
-from sparling_genomics.concepts.block_sparse import VARIANTS, fit_block_sparse, keep_top_blocks
+from sparling_genomics.concepts.block_sparse import (
+    VARIANTS,
+    fit_block_sparse,
+    joint_codes,
+    keep_top_blocks,
+)
 from sparling_genomics.concepts.manifolds import superposition
 from sparling_genomics.concepts.measures import recovery_r2
 
@@ -114,3 +119,39 @@ def test_group_lasso_does_not_run_away_on_activations_without_sparse_structure()
     x = (rng.standard_normal((4000, 32)) @ rng.standard_normal((32, 32))).astype(np.float32)
     concepts = fit_block_sparse(x, "group_lasso", 7, 2, 1, FitSettings(steps=1500, batch_size=256))
     assert concepts.info["fvu"] <= concepts.info["warm_start"]["fvu"] + 0.15
+
+
+def test_joint_codes_are_exact_in_overlapping_blocks_and_zero_elsewhere():
+    import torch
+
+    # Two blocks that share a direction (not orthogonal to each other) and a third unkept:
+    # each block's own projection of the row would be wrong; the joint solve is exact.
+    g = torch.Generator().manual_seed(0)
+    basis = torch.linalg.qr(torch.randn(8, 4, generator=g))[0].T  # 4 orthonormal rows
+    shared = (basis[1] + basis[2]) / 2**0.5  # block 1 leans into block 0's plane
+    blocks = torch.stack([basis[[0, 1]], torch.stack([shared, basis[3]]),
+                          torch.linalg.qr(torch.randn(8, 2, generator=g))[0].T])  # fmt: skip
+    truth = torch.tensor([[[1.0, -2.0], [0.5, 3.0], [0.0, 0.0]]])
+    row = (truth[0, :, :, None] * blocks).sum((0, 1))[None]
+    keep = torch.tensor([[True, True, False]])
+    z = joint_codes(row, blocks, keep)
+    assert torch.allclose(z, truth, atol=1e-3)
+    separate = torch.einsum("nf,cbf->ncb", row, blocks)[:, :2]
+    assert not torch.allclose(separate, truth[:, :2], atol=0.1)
+    # Rows keeping fewer blocks than others: the padding solves to zero.
+    two = joint_codes(torch.cat([row, row]), blocks, torch.tensor([[True, True, False],
+                                                                   [False, False, True]]))
+    assert torch.allclose(two[0], truth[0], atol=1e-3) and two[1, :2].abs().sum() == 0
+
+
+def test_grassmannian_read_out_undoes_the_tied_projections_crosstalk(overlapping):
+    concepts = fit_block_sparse(overlapping.x, "grassmannian", 12, 4, 2, FAST)
+    assert concepts.info["fvu"] < concepts.info["tied_fvu"]
+
+
+def test_the_relaxed_group_lasso_keeps_the_support_and_lowers_the_error(tiny):
+    concepts = fit_block_sparse(tiny.x, "group_lasso", 3, 4, 1, FAST)
+    assert concepts.info["fvu"] < concepts.info["shrunk_fvu"]
+    active = np.linalg.norm(concepts.codes(tiny.x), axis=2) > 0
+    assert abs(active.sum(1).mean() - concepts.info["active"]) < 1e-3
+    assert (active.sum(1) >= 1).mean() > 0.95
