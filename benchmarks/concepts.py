@@ -47,7 +47,7 @@ from sparling_genomics.train.run_config import resolve_config
 
 from .concepts_report import LABELS, markdown
 from .concepts_splicing import splicing_part
-from .report import machine_description, run_or_resume, update_section
+from .report import concepts_code, machine_description, run_or_resume, update_section
 
 PARTS = ("synthetic", "planted", "measures", "splicing")  # planted-<set>: one planted set
 # Not a part (it writes no JSON of its own): the planted sets' recovery recomputed from the
@@ -173,20 +173,6 @@ def rejudge_planted(out: Path) -> list[str]:
             done.append(name)
         write_json_atomic(path, found)
     return done
-
-
-def concepts_code() -> str | None:
-    """The last commit that changed the extractors' package (``sparling_genomics/concepts``):
-    which extractor code made a set's rows, when sets were extracted at different times."""
-    import subprocess
-
-    try:
-        command = ["git", "log", "-1", "--format=%h", "--", "sparling_genomics/concepts"]
-        found = subprocess.run(command, capture_output=True, text=True, check=True,
-                               cwd=Path(__file__).resolve().parents[1])  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return found.stdout.strip() or None
 
 
 def planted_part(out: Path, only: str | None = None) -> dict:

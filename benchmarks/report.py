@@ -107,3 +107,17 @@ def publish(result: dict, json_path: Path, benchmarks_md: Path, section: str, bo
     write_json_atomic(Path(json_path), result)
     update_section(Path(benchmarks_md), section, body)
     return Path(json_path)
+
+
+def concepts_code() -> str | None:
+    """The last commit that changed the extractors' package (``sparling_genomics/concepts``):
+    which extractor code made a set's rows, when sets were extracted at different times."""
+    import subprocess
+
+    try:
+        command = ["git", "log", "-1", "--format=%h", "--", "sparling_genomics/concepts"]
+        found = subprocess.run(command, capture_output=True, text=True, check=True,
+                               cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return found.stdout.strip() or None

@@ -50,3 +50,18 @@ def test_the_section_has_a_row_and_families_per_method():
     assert "| non-sparse + TopK SAE | 3 (1) | 3 | f00 | f02 | - | - | - | 1 | 2 / 1 of 3 |" in text
     assert "| Sparling's own channels | 3 (1) | 2 | f00 | - |" in text
     assert "| non-sparse + TopK SAE | sae_f01 | `TTTT` | 40 | - (no) | - |" in text
+
+
+def test_a_read_export_keeps_the_seconds_of_the_run_that_made_it(tmp_path):
+    import json
+
+    from benchmarks.concepts_splicing import earlier_export_seconds
+
+    assert earlier_export_seconds(tmp_path) is None  # nothing earlier
+    (tmp_path / "bench_concepts_splicing.json").write_text(
+        json.dumps({"methods": {"sparling": {"seconds": 238.4}}}))
+    assert earlier_export_seconds(tmp_path) is None  # no export to read
+    motifs = tmp_path / "splicing_sparling" / "motifs"
+    motifs.mkdir(parents=True)
+    (motifs / "motifs.json").write_text("{}")
+    assert earlier_export_seconds(tmp_path) == 238.4
