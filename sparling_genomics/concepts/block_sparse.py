@@ -52,7 +52,6 @@ Read-out after the fit (the fitted concepts' ``codes``):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -100,25 +99,25 @@ def combine(z: torch.Tensor, blocks: torch.Tensor) -> torch.Tensor:
 
 def joint_codes(r: torch.Tensor, blocks: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """Least-squares coordinates of ``r`` (n, features) in the union of each row's kept
-    blocks (``keep`` (n, blocks) bool), zero elsewhere: (n, blocks, b)."""
-    n, (c, b, f) = len(r), blocks.shape
+    blocks (``keep`` (n, blocks) bool), zero elsewhere: (n, blocks, b). Solved over
+    8192-row chunks (bounds the per-row Gram matrices)."""
+    c, b, _ = blocks.shape
+    if len(r) > 8192:
+        return torch.cat([joint_codes(rc, blocks, kc) for rc, kc in zip(r.split(8192),
+                                                                         keep.split(8192))])
+    n = len(r)
     m = int(keep.sum(1).max()) if n else 0
     if m == 0:
         return r.new_zeros(n, c, b)
     idx = keep.to(r.dtype).topk(m, dim=1).indices  # (n, m): the kept blocks first
     valid = keep.gather(1, idx).to(r.dtype)
-    basis = (blocks[idx] * valid[:, :, None, None]).reshape(n, m * b, f)
+    basis = (blocks[idx] * valid[:, :, None, None]).reshape(n, m * b, -1)
     # Padding slots (rows keeping fewer than m blocks) get a unit diagonal and solve to
     # zero; a small ridge keeps nearly collinear kept blocks solvable.
     ridge = torch.diag_embed((1.0 - valid).repeat_interleave(b, 1) + 1e-4)
     solution = torch.linalg.solve(basis @ basis.transpose(1, 2) + ridge, basis @ r.unsqueeze(2))
     solution = solution.view(n, m, b) * valid.unsqueeze(2)
     return r.new_zeros(n, c, b).scatter(1, idx.unsqueeze(2).expand(n, m, b), solution)
-
-
-def _chunked(fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
-    """``fn`` over 8192-row chunks of ``tensors``, concatenated (bounds the Gram matrices)."""
-    return torch.cat([fn(*parts) for parts in zip(*(t.split(8192) for t in tensors))])
 
 
 def _block_init(x: torch.Tensor, blocks: int, b: int, g: torch.Generator) -> torch.Tensor:
@@ -188,8 +187,7 @@ class GrassmannianBSF(Autoencoder):
         z = keep_top_blocks(self.log_gamma.exp() * project(x - self.bias, self.decoder), self.k)
         if not self.joint:
             return z
-        return _chunked(lambda r, kept: joint_codes(r, self.decoder, kept),
-                        x - self.bias, z.norm(dim=2) > 0)  # fmt: skip
+        return joint_codes(x - self.bias, self.decoder, z.norm(dim=2) > 0)
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
         return combine(z, self.decoder) + self.bias
@@ -226,8 +224,7 @@ class GroupLassoBSF(Autoencoder):
         z = u * torch.relu(1.0 - theta / norms)
         if not self.relaxed:
             return z
-        return _chunked(lambda r, kept: joint_codes(r, self.decoder, kept),
-                        x - self.bias, z.norm(dim=2) > 0)  # fmt: skip
+        return joint_codes(x - self.bias, self.decoder, z.norm(dim=2) > 0)
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
         return combine(z, self.decoder) + self.bias
@@ -253,7 +250,7 @@ def relax(model: GroupLassoBSF, x: torch.Tensor, rounds: int = 3) -> None:
     c, b, f = model.decoder.shape
     old_bias = model.bias.clone()
     for _ in range(rounds):
-        z = _chunked(lambda r, kept: joint_codes(r, model.decoder, kept), x - model.bias, support)
+        z = joint_codes(x - model.bias, model.decoder, support)
         design = torch.cat([z.reshape(len(x), c * b), x.new_ones(len(x), 1)], 1)
         gram = design.T @ design + 1e-4 * torch.eye(c * b + 1)
         solution = torch.linalg.solve(gram, design.T @ x)

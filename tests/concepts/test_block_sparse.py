@@ -155,3 +155,29 @@ def test_the_relaxed_group_lasso_keeps_the_support_and_lowers_the_error(tiny):
     active = np.linalg.norm(concepts.codes(tiny.x), axis=2) > 0
     assert abs(active.sum(1).mean() - concepts.info["active"]) < 1e-3
     assert (active.sum(1) >= 1).mean() > 0.95
+
+
+def test_relax_keeps_each_rows_support_while_it_moves_the_bias(tiny):
+    import torch
+
+    from sparling_genomics.concepts.base import Scaling, orthonormal_blocks, train_autoencoder
+    from sparling_genomics.concepts.block_sparse import GroupLassoBSF, joint_codes, relax
+
+    x = Scaling.of(tiny.x).apply(tiny.x)
+    init = orthonormal_blocks(torch.randn(3, 4, 24, generator=torch.Generator().manual_seed(0)))
+    model = GroupLassoBSF(init, 1)
+    train_autoencoder(model, x, FitSettings(steps=300, batch_size=256, resample_every=0))
+    data = torch.from_numpy(x)
+    with torch.no_grad():
+        before = model.codes(data).norm(dim=2) > 0
+        bias = model.bias.clone()
+        relax(model, data)
+        after = model.codes(data)
+    assert not torch.allclose(model.bias, bias)  # the refit moved the bias ...
+    assert torch.equal(after.norm(dim=2) > 0, before)  # ... and the support is the same
+    # The read-out is the least-squares fit on that support.
+    assert torch.allclose(after, joint_codes(data - model.bias, model.decoder, before))
+    # Chunked and whole solves agree (more rows than one chunk).
+    many = torch.cat([data] * 5)
+    assert torch.allclose(joint_codes(many, model.decoder, torch.cat([before] * 5))[:2000],
+                          joint_codes(data, model.decoder, before), atol=1e-5)
