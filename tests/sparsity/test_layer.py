@@ -191,10 +191,10 @@ def test_active_sites_equal_the_dense_forward(peak_window):
     assert torch.equal(v[order], dense[channel, position])
 
 
-def _twins(compete_window, density=1e-3):
+def _twins(compete_window, density=1e-3, **options):
     torch.manual_seed(0)
     layer = SpatialSparsity(4, density, peak_window=2, peak_below=0.01,
-                            compete_window=compete_window)  # fmt: skip
+                            compete_window=compete_window, **options)  # fmt: skip
     z = torch.randn(8, 1, 3000)
     # Channels 0 and 1 are exact copies; 2 is 1 shifted by one position; 3 is its own.
     x = torch.cat([z, z, torch.roll(z, 1, -1), torch.randn(8, 1, 3000)], dim=1)
@@ -224,6 +224,30 @@ def test_competing_channels_never_fire_within_the_window_of_each_other():
     top = out[:, 0][out[:, 0] > 0].min() + layer.thresholds[0]
     z = layer.normalize(x)
     assert torch.all(z[:, 1][out[:, 1] > 0] <= top)
+
+
+def test_thresholds_taken_before_the_contest_leave_the_losing_copies_off():
+    """"before": a copy that loses every contest keeps the original's threshold and stays
+    off; "after" (the default) lowers its threshold until it fires elsewhere."""
+    before, x = _twins(compete_window=2, compete_thresholds="before")
+    with torch.no_grad():
+        out = before(x)
+    fired = (out > 0).sum(dim=(0, 2))
+    assert fired[0] > 0 and fired[3] > 0 and fired[1] == 0 and fired[2] == 0
+    assert torch.equal(before.thresholds[1], before.thresholds[0])
+    after, _ = _twins(compete_window=2)
+    assert after.thresholds[1] < after.thresholds[0]
+    torch.testing.assert_close(before.thresholds[0], after.thresholds[0])
+    # calibrate takes its thresholds from the same values as training does.
+    calibrated = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01, compete_window=2,
+                                 compete_thresholds="before")  # fmt: skip
+    calibrated.calibrate(x)
+    assert torch.equal(calibrated.thresholds[1], calibrated.thresholds[0])
+    options = SparseSettings(peak_below=0.01, compete_window=2, compete_thresholds="before")
+    assert SpatialSparsity.from_config(4, 5e-4, options).compete_thresholds == "before"
+    assert SpatialSparsity.from_config(4, 5e-4, SparseSettings()).compete_thresholds == "after"
+    with pytest.raises(ConfigError, match="compete_thresholds"):
+        SpatialSparsity(4, 1e-3, compete_window=2, compete_thresholds="during")
 
 
 def test_without_competition_copies_fire_together_and_the_layer_is_unchanged():
