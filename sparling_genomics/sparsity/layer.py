@@ -24,28 +24,10 @@ only once annealing has brought the density that low: from the start it starves 
 dense phase of gradient (a run stuck at the all-blank output for 100k+ samples).
 
 Option ``compete_window=r`` (off by default; splicing turns it on): channels compete for
-positions. A candidate (a position of channel c above c's threshold) is dropped when another
-channel has a candidate within ±r with a larger normalised value ``z`` (ties go to the lower
-channel), so two channels never fire within r of each other. It is the anti-copy rule: a
-channel that copies another can no longer fire where the original fires (an exact copy is
-left the original's next-best sites), so a copy only pays where it finds sites the original
-does not take. Values, not margins over the thresholds, are compared: BatchNorm puts the
-channels on one scale, and a loser's threshold falls as it loses, so margins would hand the
-contest back and forth between copies. A competition, rather than a decorrelation
-penalty on the activation maps, because at densities of 1e-3 a batch holds a few dozen hits
-per channel (too few for a stable correlation estimate), while the rule is exact at every
-position, needs no weight to tune, and costs a max-pool and two cumulative maxima. Like the
-peak rule, it starts once the density is at most ``peak_below`` (or ``compete_below``, when
-set): in the dense phase most windows hold several channels' hits and the rule would starve
-them of gradient. On DigitCircle (11 channels) starting it with the peak rule, at 6x the true
-density, took validation exact match from 94% to 0% in one annealing step: ``h`` had learnt to
-read digits from several channels at once, and the contest removed all but one of them.
-Its validation FPE went from 0.4% to 81% in that step: each loser's threshold, taken from the
-values the contest left it, fell until it fired on background. ``compete_thresholds="before"``
-takes the thresholds from the values before the contest instead: a loser stays off (the
-density may then fall below the target), which suits a layer whose every channel has its own
-symbol to find (DigitCircle), while "after" (the default) suits splicing, where a copy should
-go and find sites of its own.
+positions, so two channels never fire within r of each other: the anti-copy rule
+(``sparsity/rules.py`` says how and why). ``compete_below`` (when it starts),
+``compete_thresholds`` (which values set the thresholds while it runs) and ``compete_ramp``
+(over how many samples it is phased in) tune it.
 
 Option ``share_range=[low, high]`` (off by default): the channels share one firing budget,
 each channel's density anywhere in ``[low, high]`` x the target (``sparsity/budget.py``),
@@ -79,7 +61,7 @@ from ..errors import ConfigError
 from .blocks import block_norms, check_block_size, spread_blocks
 from .budget import budget_thresholds, check_share_range, share_hits
 from .quantile import check_density, upper_quantile
-from .rules import competition_winners, local_max, strand_rule
+from .rules import competition_winners, contest, local_max, strand_rule
 
 
 @dataclass
@@ -103,6 +85,8 @@ class SparseSettings:
     compete_thresholds: Literal["after", "before"] | None = bounded(
         None, optional=True, settable=True
     )
+    # Training samples over which a contest loser's output fades out (None or 0: at once).
+    compete_ramp: int | None = bounded(None, min=0, optional=True, settable=True)
     # [low, high]: one shared firing budget, each channel's density within low..high x the
     # target (sparsity/budget.py); None (not in the config, settable) or [1, 1]: per-channel.
     share_range: list[float] | None = bounded(None, optional=True, settable=True)
@@ -143,6 +127,7 @@ class SpatialSparsity(nn.Module):
         compete_window: int = 0,
         compete_below: float | None = None,
         compete_thresholds: str = "after",
+        compete_ramp: int = 0,
         share_range: tuple[float, float] | None = None,
         block_size: int = 1,
         strand_window: int = 0,
@@ -174,6 +159,10 @@ class SpatialSparsity(nn.Module):
                 f"compete_thresholds must be 'after' or 'before', got {compete_thresholds!r}"
             )
         self.compete_thresholds = compete_thresholds
+        if compete_ramp < 0:
+            raise ConfigError(f"compete_ramp must be >= 0, got {compete_ramp}")
+        self.compete_ramp = int(compete_ramp)
+        self._contested = 0  # training samples seen with the contest on (for the ramp)
         if strand_window < 0:
             raise ConfigError(f"strand_window must be >= 0, got {strand_window}")
         self.strand_window = int(strand_window)
@@ -219,6 +208,7 @@ class SpatialSparsity(nn.Module):
             compete_window=options.compete_window or 0,
             compete_below=options.compete_below,
             compete_thresholds=options.compete_thresholds or "after",
+            compete_ramp=options.compete_ramp or 0,
             share_range=options.share_range,
             block_size=(options.block_size or 1) if blocks else 1,
             strand_window=options.strand_window or 0,
@@ -262,6 +252,8 @@ class SpatialSparsity(nn.Module):
         z = self.normalize(x)
         peaks = self.keep_peaks(block_norms(z, self.block_size), strand)
         s = self.compete(peaks)
+        if self.training and self.competing():
+            self._contested += x.shape[0]
         if self.training:
             with torch.no_grad():
                 self._observe((peaks if self.compete_thresholds == "before" else s).detach())
@@ -295,19 +287,23 @@ class SpatialSparsity(nn.Module):
         """Whether the channel competition applies at the current density."""
         return self.compete_window > 0 and self.blocks > 1 and self.density <= self.compete_below
 
+    def loser_scale(self) -> float:
+        """The factor on a contest loser's output: 0 once ``compete_ramp`` samples have
+        passed with the contest on (at once without a ramp)."""
+        if not self.compete_ramp:
+            return 0.0
+        return max(0.0, 1.0 - self._contested / self.compete_ramp)
+
     def compete(self, z: torch.Tensor) -> torch.Tensor:
         """With ``compete_window`` r > 0 (and density at most ``compete_below``): ``z`` with the
-        candidates (``z > t``) that lose the competition within ±r set to -inf
-        (:func:`competition_winners`); positions below threshold keep their values, so the
-        threshold estimate still sees them."""
+        candidates (``z > t``) that lose the competition within ±r set to -inf, or scaled
+        towards ``t`` during the ramp (:func:`rules.contest`); positions below threshold keep
+        their values, so the threshold estimate still sees them."""
         if not self.competing():
             return z
         shape = (1, -1) + (1,) * (z.dim() - 2)
-        with torch.no_grad():
-            candidate = z.detach() > self.thresholds.view(shape).to(z.dtype)
-            values = torch.where(candidate, z.detach(), torch.full_like(z, float("-inf")))
-            lose = candidate & ~competition_winners(values, self.compete_window)
-        return torch.where(lose, torch.full_like(z, float("-inf")), z)
+        t = self.thresholds.view(shape).to(z.dtype)
+        return contest(z, t, self.compete_window, self.loser_scale())
 
     @torch.no_grad()
     def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -339,7 +335,11 @@ class SpatialSparsity(nn.Module):
             values = torch.full_like(z, float("-inf"))
             values[channel, position] = value
             keep = competition_winners(values[None], self.compete_window)[0][channel, position]
-            channel, position, value = channel[keep], position[keep], value[keep]
+            scale = self.loser_scale()
+            if scale > 0.0:  # the ramp: losers kept, scaled towards the threshold
+                value = torch.where(keep, value, t[channel] + scale * (value - t[channel]))
+            else:
+                channel, position, value = channel[keep], position[keep], value[keep]
         return channel, position, value - t[channel]
 
     def pre_threshold(self, x: torch.Tensor, strand: torch.Tensor | None = None) -> torch.Tensor:
@@ -425,12 +425,14 @@ class SpatialSparsity(nn.Module):
         return {
             "pending": [t.detach().cpu().clone() for t in self._pending],
             "pending_elements": int(self._pending_elements),
+            "contested": int(self._contested),
         }
 
     def set_extra_state(self, state: dict) -> None:
         device = self.thresholds.device
         self._pending = [t.to(device) for t in state.get("pending", [])]
         self._pending_elements = int(state.get("pending_elements", 0))
+        self._contested = int(state.get("contested", 0))
 
     def extra_repr(self) -> str:
         return (
@@ -438,6 +440,7 @@ class SpatialSparsity(nn.Module):
             f"per_channel={self.per_channel}, min_hits={self.min_hits:g}, "
             f"peak_window={self.peak_window}, compete_window={self.compete_window}"
             + (", compete_thresholds='before'" if self.compete_thresholds == "before" else "")
+            + (f", compete_ramp={self.compete_ramp}" if self.compete_ramp else "")
             + ("" if self.share_range is None else f", share_range={list(self.share_range)}")
             + ("" if self.block_size == 1 else f", block_size={self.block_size}")
             + (f", strand_window={self.strand_window}" if self.strand_window else "")

@@ -250,6 +250,34 @@ def test_thresholds_taken_before_the_contest_leave_the_losing_copies_off():
         SpatialSparsity(4, 1e-3, compete_window=2, compete_thresholds="during")
 
 
+def test_compete_ramp_fades_the_losers_out_and_scan_agrees():
+    """Halfway through the ramp an exact copy's output is half the original's; after it,
+    nothing. The count survives a checkpoint, and the scan applies the same scale."""
+    layer, x = _twins(compete_window=2, compete_thresholds="before", compete_ramp=80)
+    assert layer._contested == 40 and layer.loser_scale() == 0.5
+    with torch.no_grad():
+        out = layer(x)
+        channel, position, value = layer.active_sites(x[:1])
+    torch.testing.assert_close(out[:, 1], 0.5 * out[:, 0])
+    assert (out[:, 0] > 0).any()
+    got = torch.zeros_like(out[:1])
+    got[0, channel, position] = value
+    torch.testing.assert_close(got, out[:1])
+    restored = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01, compete_window=2,
+                               compete_thresholds="before", compete_ramp=80)  # fmt: skip
+    restored.load_state_dict(layer.state_dict())
+    assert restored._contested == 40
+    layer.train()
+    for _ in range(5):
+        layer(x)
+    layer.eval()
+    assert layer.loser_scale() == 0.0
+    with torch.no_grad():
+        assert not (layer(x)[:, 1] > 0).any()
+    with pytest.raises(ConfigError, match="compete_ramp"):
+        SpatialSparsity(4, 1e-3, compete_window=2, compete_ramp=-1)
+
+
 def test_without_competition_copies_fire_together_and_the_layer_is_unchanged():
     off, x = _twins(compete_window=0)
     plain = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01)
