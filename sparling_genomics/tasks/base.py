@@ -140,6 +140,10 @@ class Task(ABC):
     def loss(self, outputs: dict[str, torch.Tensor], batch: Batch) -> torch.Tensor:
         """Training loss of model outputs on a batch."""
 
+    def training_state(self) -> dict:
+        """Task state that changes with training (e.g. a curriculum), for the training log."""
+        return {}
+
     @abstractmethod
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:
         """"sequence" scoring: predicted output strings (lists of symbol indices)."""

@@ -35,6 +35,12 @@ class LatexOcrData:
     # curriculum_start_tokens to max_tokens over the first curriculum_samples samples.
     curriculum_samples: int = bounded(0, min=0)
     curriculum_start_tokens: int = bounded(4, min=1)
+    # Loss-gated curriculum (0: off): the longest training expression starts at
+    # curriculum_start_tokens and grows by curriculum_step tokens each time the training loss
+    # per token (a running mean over ~50 batches, at least 100 batches after the last growth)
+    # is below curriculum_loss.
+    curriculum_loss: float = bounded(0.0, min=0)
+    curriculum_step: int = bounded(2, min=1)
     noise: float = bounded(0.25, min=0)
     box_pad: int = bounded(2, min=0)
     val_size: int = bounded(500, min=1)
@@ -157,14 +163,19 @@ class LatexOcrTask(Task):
         self.spec.check()
         self.curriculum_samples = data.curriculum_samples
         self.curriculum_start = data.curriculum_start_tokens
-        if self.curriculum_samples < 0 or (
-            self.curriculum_samples > 0
-            and not self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens
+        self.curriculum_loss, self.curriculum_step = data.curriculum_loss, data.curriculum_step
+        if self.curriculum_samples > 0 and self.curriculum_loss > 0:
+            raise ConfigError("data.curriculum_samples and data.curriculum_loss: choose one")
+        if (self.curriculum_samples > 0 or self.curriculum_loss > 0) and not (
+            self.spec.min_tokens <= self.curriculum_start <= self.spec.max_tokens
         ):
             raise ConfigError(
-                "data.curriculum_samples must be >= 0 and data.curriculum_start_tokens lie in "
-                "min_tokens..max_tokens"
+                "data.curriculum_start_tokens must lie in min_tokens..max_tokens"
             )
+        gated = self.curriculum_loss > 0
+        self.curriculum_tokens = self.curriculum_start if gated else self.spec.max_tokens
+        self._running_loss: float | None = None
+        self._batches_at_length = 0
         self.stride = check_stride(config.model.stride)
         self.head: AttentionDecoderHead | None = None
         self._mean_symbols: float | None = None
@@ -197,7 +208,13 @@ class LatexOcrTask(Task):
         ``data.curriculum_start_tokens`` to ``max_tokens`` over that many samples (a length
         curriculum: short expressions first, so ``g`` can learn glyphs before ``h`` has to
         learn reading order); evaluation always draws from the full spec.
+        With ``data.curriculum_loss`` > 0 it is the loss-gated length instead
+        (:meth:`track_loss`), whatever ``samples`` is.
         """
+        if self.curriculum_loss > 0:
+            if self.curriculum_tokens >= self.spec.max_tokens:
+                return self.spec
+            return replace(self.spec, max_tokens=self.curriculum_tokens)
         if samples >= self.curriculum_samples:
             return self.spec
         grown = (self.spec.max_tokens - self.curriculum_start) * samples // self.curriculum_samples
@@ -267,7 +284,31 @@ class LatexOcrTask(Task):
         return self.head
 
     def loss(self, outputs: dict[str, torch.Tensor], batch: Batch) -> torch.Tensor:
-        return self._head().loss(outputs["logits"], batch.targets)
+        loss = self._head().loss(outputs["logits"], batch.targets)
+        if self.curriculum_loss > 0 and loss.requires_grad:
+            self.track_loss(float(loss.detach()))
+        return loss
+
+    def track_loss(self, loss: float) -> None:
+        """The loss-gated curriculum: a training batch's loss per token into the running
+        mean; the longest expression grows once the mean is below ``data.curriculum_loss``
+        (at least 100 batches after the last growth, so the mean is of the current length).
+        A resumed run starts again from ``curriculum_start_tokens`` and regrows."""
+        mean = self._running_loss
+        self._running_loss = loss if mean is None else 0.98 * mean + 0.02 * loss
+        self._batches_at_length += 1
+        if (
+            self.curriculum_tokens < self.spec.max_tokens
+            and self._batches_at_length >= 100
+            and self._running_loss < self.curriculum_loss
+        ):
+            grown = self.curriculum_tokens + self.curriculum_step
+            self.curriculum_tokens = min(self.spec.max_tokens, grown)
+            self._running_loss, self._batches_at_length = None, 0
+
+    def training_state(self) -> dict:
+        """The loss-gated curriculum's current longest expression, for the training log."""
+        return {"curriculum_tokens": self.curriculum_tokens} if self.curriculum_loss > 0 else {}
 
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:
         return self._head().greedy_decode(outputs["logits"])

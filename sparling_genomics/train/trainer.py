@@ -342,7 +342,7 @@ class Trainer:
                     s["next_eval"] += eval_every
                     s["elapsed"] = time.monotonic() - started
                     record["elapsed"] = round(s["elapsed"], 3)
-                    self._log(record)
+                    self._log({**record, **self.task.training_state()})
                     self.keep(record)
                     progress.evaluated(record, accuracy_of(record, self.task), s["phase"])
                     if time.monotonic() - last_checkpoint >= checkpoint_every:

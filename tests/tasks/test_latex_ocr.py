@@ -76,3 +76,34 @@ def test_length_curriculum_grows_training_expressions_and_leaves_evaluation_alon
         _task(data={**full, "curriculum_samples": 10, "curriculum_start_tokens": 40})
     # The start length is only checked when the curriculum is on (tiny: max_tokens 6 < 40).
     assert _task(data={"curriculum_start_tokens": 40}).training_spec(0).max_tokens == 6
+
+
+def test_loss_gated_curriculum_grows_when_the_running_loss_is_low():
+    task = _task(data={"max_tokens": 12, "curriculum_loss": 0.5, "curriculum_start_tokens": 4})
+    assert task.training_spec(10**6).max_tokens == 4
+    assert max(len(t) for t in task.train_batch(0, 16).targets) <= 4
+    for _ in range(300):  # a loss above the gate: no growth, however long
+        task.track_loss(1.0)
+    assert task.training_state() == {"curriculum_tokens": 4}
+    lengths = []
+    for _ in range(1000):
+        task.track_loss(0.1)
+        lengths.append(task.curriculum_tokens)
+    # Each growth waits 100 batches at the new length and then for the mean to fall.
+    grew_at = [i for i in range(1, len(lengths)) if lengths[i] != lengths[i - 1]]
+    assert [lengths[i] for i in grew_at] == [6, 8, 10, 12]
+    assert all(b - a >= 100 for a, b in zip(grew_at, grew_at[1:]))
+    assert task.training_spec(0) == task.spec
+    assert _task().training_state() == {}
+    with pytest.raises(ConfigError, match="choose one"):
+        _task(data={"curriculum_loss": 0.5, "curriculum_samples": 100})
+
+
+def test_loss_gated_curriculum_length_is_in_the_training_log(cli, tmp_path):
+    out = tmp_path / "run"
+    result = cli("train", "--task", "latex_ocr", "--preset", "tiny", "--out", out,
+                 "--no-progress", "--set", "data.curriculum_loss=100",
+                 "--set", "data.curriculum_start_tokens=2")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert log and all(r["curriculum_tokens"] == 2 for r in log if "val_edit_error" in r)
