@@ -252,9 +252,9 @@ class SpatialSparsity(nn.Module):
         z = self.normalize(x)
         peaks = self.keep_peaks(block_norms(z, self.block_size), strand)
         s = self.compete(peaks)
-        if self.training and self.competing():
-            self._contested += x.shape[0]
         if self.training:
+            if self.competing():
+                self._contested += x.shape[0]
             with torch.no_grad():
                 self._observe((peaks if self.compete_thresholds == "before" else s).detach())
         shape = (1, -1) + (1,) * (s.dim() - 2)

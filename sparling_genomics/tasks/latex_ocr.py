@@ -212,8 +212,6 @@ class LatexOcrTask(Task):
         (:meth:`track_loss`), whatever ``samples`` is.
         """
         if self.curriculum_loss > 0:
-            if self.curriculum_tokens >= self.spec.max_tokens:
-                return self.spec
             return replace(self.spec, max_tokens=self.curriculum_tokens)
         if samples >= self.curriculum_samples:
             return self.spec
