@@ -18,6 +18,9 @@ annealing behind takes one step whatever the bar (a *forced* step, counted apart
 alone decides while it keeps ahead of that line. No preset uses it: on the planted default set
 at N = 450k it forced steps while one seed's accuracy sat at 0.63 and left two channels dead
 (``bench_runs/planted_i24``).
+
+A *held* evaluation (the task is not yet its final task: a curriculum still growing) moves
+the bar as usual but never tightens, and the deadline counts from the last held one.
 """
 
 from __future__ import annotations
@@ -132,8 +135,9 @@ class SparsityAnnealer:
         share = min(1.0, max(0, samples - self.origin) / self.finish_by_samples)
         return math.floor(self.total_steps * share + 1e-9)
 
-    def update(self, samples: int, accuracy: float) -> AnnealingDecision:
-        """Apply one evaluation at ``samples`` training samples seen with ``accuracy``."""
+    def update(self, samples: int, accuracy: float, *, hold: bool = False) -> AnnealingDecision:
+        """Apply one evaluation at ``samples`` training samples seen with ``accuracy``
+        (``hold``: move the bar only)."""
         if samples < self.last_samples:
             raise ValueError(f"samples went backwards: {samples} < {self.last_samples}")
         before = self.density
@@ -141,7 +145,9 @@ class SparsityAnnealer:
         self.bar = min(max(self.bar, 0.0), 1.0)
         self.last_samples = samples
         forced = False
-        if not self.done and accuracy > self.bar:
+        if hold:
+            self.origin = samples
+        elif not self.done and accuracy > self.bar:
             self.density = before * self.multiplier
             self.steps += 1
         elif not self.done and self.steps < self.steps_due(samples):

@@ -141,8 +141,17 @@ class Task(ABC):
         """Training loss of model outputs on a batch."""
 
     def training_state(self) -> dict:
-        """Task state that changes with training (e.g. a curriculum), for the training log."""
+        """Task state that changes with training (e.g. a curriculum): logged at each
+        evaluation, saved in checkpoints and given back by :meth:`load_training_state`."""
         return {}
+
+    def load_training_state(self, state: dict) -> None:
+        """Restore :meth:`training_state` from a checkpoint (no state: nothing to do)."""
+        del state
+
+    def ready_to_anneal(self) -> bool:
+        """False while the task is not yet the final task (a curriculum): annealing waits."""
+        return True
 
     @abstractmethod
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:

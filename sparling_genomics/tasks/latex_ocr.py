@@ -38,9 +38,11 @@ class LatexOcrData:
     # Loss-gated curriculum (0: off): the longest training expression starts at
     # curriculum_start_tokens and grows by curriculum_step tokens each time the training loss
     # per token (a running mean over ~50 batches, at least 100 batches after the last growth)
-    # is below curriculum_loss.
+    # is below curriculum_loss, or once curriculum_dwell samples (0: no cap) were spent at
+    # one length. Either curriculum holds annealing until training draws the full grammar.
     curriculum_loss: float = bounded(0.0, min=0)
     curriculum_step: int = bounded(2, min=1)
+    curriculum_dwell: int = bounded(0, min=0)
     noise: float = bounded(0.25, min=0)
     box_pad: int = bounded(2, min=0)
     val_size: int = bounded(500, min=1)
@@ -164,6 +166,7 @@ class LatexOcrTask(Task):
         self.curriculum_samples = data.curriculum_samples
         self.curriculum_start = data.curriculum_start_tokens
         self.curriculum_loss, self.curriculum_step = data.curriculum_loss, data.curriculum_step
+        self.curriculum_dwell = data.curriculum_dwell
         if self.curriculum_samples > 0 and self.curriculum_loss > 0:
             raise ConfigError("data.curriculum_samples and data.curriculum_loss: choose one")
         if (self.curriculum_samples > 0 or self.curriculum_loss > 0) and not (
@@ -175,7 +178,8 @@ class LatexOcrTask(Task):
         gated = self.curriculum_loss > 0
         self.curriculum_tokens = self.curriculum_start if gated else self.spec.max_tokens
         self._running_loss: float | None = None
-        self._batches_at_length = 0
+        self._batches_at_length = self._samples_at_length = 0
+        self._drawn_tokens = 0  # the longest expression the last training batch could hold
         self.stride = check_stride(config.model.stride)
         self.head: AttentionDecoderHead | None = None
         self._mean_symbols: float | None = None
@@ -199,6 +203,7 @@ class LatexOcrTask(Task):
 
     def train_batch(self, index: int, batch_size: int) -> Batch:
         spec = self.training_spec(index * batch_size)
+        self._drawn_tokens = spec.max_tokens
         return self._batch(generate_batch(self.seed, index, batch_size, spec))
 
     def training_spec(self, samples: int) -> LatexSpec:
@@ -284,29 +289,39 @@ class LatexOcrTask(Task):
     def loss(self, outputs: dict[str, torch.Tensor], batch: Batch) -> torch.Tensor:
         loss = self._head().loss(outputs["logits"], batch.targets)
         if self.curriculum_loss > 0 and loss.requires_grad:
-            self.track_loss(float(loss.detach()))
+            self.track_loss(float(loss.detach()), len(batch))
         return loss
 
-    def track_loss(self, loss: float) -> None:
+    def track_loss(self, loss: float, samples: int = 1) -> None:
         """The loss-gated curriculum: a training batch's loss per token into the running
         mean; the longest expression grows once the mean is below ``data.curriculum_loss``
-        (at least 100 batches after the last growth, so the mean is of the current length).
-        A resumed run starts again from ``curriculum_start_tokens`` and regrows."""
+        (at least 100 batches after the last growth, so the mean is of the current length)
+        or once ``data.curriculum_dwell`` samples were spent at the current length."""
         mean = self._running_loss
         self._running_loss = loss if mean is None else 0.98 * mean + 0.02 * loss
         self._batches_at_length += 1
-        if (
-            self.curriculum_tokens < self.spec.max_tokens
-            and self._batches_at_length >= 100
-            and self._running_loss < self.curriculum_loss
-        ):
+        self._samples_at_length += samples
+        learnt = self._batches_at_length >= 100 and self._running_loss < self.curriculum_loss
+        dwelt = 0 < self.curriculum_dwell <= self._samples_at_length
+        if self.curriculum_tokens < self.spec.max_tokens and (learnt or dwelt):
             grown = self.curriculum_tokens + self.curriculum_step
             self.curriculum_tokens = min(self.spec.max_tokens, grown)
-            self._running_loss, self._batches_at_length = None, 0
+            self._running_loss, self._batches_at_length, self._samples_at_length = None, 0, 0
 
     def training_state(self) -> dict:
-        """The loss-gated curriculum's current longest expression, for the training log."""
+        """The loss-gated curriculum's current longest expression: for the training log and
+        the checkpoint (a resumed run goes on at that length)."""
         return {"curriculum_tokens": self.curriculum_tokens} if self.curriculum_loss > 0 else {}
+
+    def load_training_state(self, state: dict) -> None:
+        if self.curriculum_loss > 0 and "curriculum_tokens" in state:
+            self.curriculum_tokens = int(state["curriculum_tokens"])
+
+    def ready_to_anneal(self) -> bool:
+        """Hold annealing while a curriculum draws shorter expressions than the grammar's:
+        tightening the density on a task that is still growing (the 2026-12-03 run began at
+        12 of 30 tokens) cut the reading it had not finished learning."""
+        return self._drawn_tokens >= self.spec.max_tokens
 
     def decode(self, outputs: dict[str, torch.Tensor]) -> list[list[int]]:
         return self._head().greedy_decode(outputs["logits"])

@@ -98,12 +98,13 @@ def _to_device(value, device):
 
 def restore_trainer(trainer, path: Path) -> None:
     """Continue a killed run: load its ``last.pt`` into ``trainer`` (weights, optimizers,
-    annealer, loop state, torch RNG, the kept best/accepted weights)."""
+    annealer, loop state, the task's training state, torch RNG, the kept best/accepted weights)."""
     payload = load_checkpoint(path, map_location=trainer.device)
     try:
         trainer.model.load_state_dict(payload["model"])
         trainer.optimizer.load_state_dict(payload["optimizer"])
         trainer.annealer.load_state_dict(payload["annealer"])
+        trainer.task.load_training_state(payload.get("task", {}))
         trainer.state.update(payload["trainer"])
         torch.set_rng_state(payload["torch_rng"].cpu())
         trainer.best_state = payload.get("best_model")

@@ -190,6 +190,7 @@ class Trainer:
             "annealer": self.annealer.state_dict(),
             "trainer": dict(self.state),
             "torch_rng": torch.get_rng_state(),
+            "task": self.task.training_state(),
             "best_model": self.best_state,
             "accepted_model": self.accepted_state,
             **({} if self.core_optimizer is None
@@ -249,8 +250,9 @@ class Trainer:
             self._restart()
             record["restart"] = s["restarts"]
         elif s["phase"] == "anneal":
-            decision = self.annealer.update(s["samples"], accuracy)
-            record["bar"] = decision.bar
+            hold = not self.task.ready_to_anneal()  # a curriculum still growing
+            decision = self.annealer.update(s["samples"], accuracy, hold=hold)
+            record.update(bar=decision.bar, **({"held": True} if hold else {}))
             record["tightened"] = decision.tightened
             if decision.forced:
                 record["forced"] = True

@@ -111,3 +111,15 @@ def test_the_deadline_leaves_algorithm_one_alone_while_it_is_ahead():
     # A new initialisation (plateau restart) counts the deadline from its own start.
     a.origin = 150
     assert a.steps_due(150 + 500) == 2 and a.steps_due(400) == 1
+
+
+def test_a_held_evaluation_moves_the_bar_but_never_tightens():
+    """While the task is not yet its final task (a growing curriculum) annealing waits: the
+    bar falls and rises as usual, the density stays, the deadline counts from the hold."""
+    a = SparsityAnnealer(start_density=0.5, stop_density=0.03, multiplier=0.5,
+                         bar_decay_per_sample=0.001, finish_by_samples=1000)  # fmt: skip
+    d = a.update(500, 0.9, hold=True)  # clears the bar and is past a deadline step: held
+    assert not d.tightened and not d.forced and a.density == 0.5 and a.steps == 0
+    assert a.bar == pytest.approx(0.9) and a.origin == 500 and a.steps_due(500) == 0
+    d = a.update(600, 0.85)  # bar 0.9 - 0.1 = 0.8 < 0.85: the first step, once released
+    assert d.tightened and not d.forced and a.density == 0.25

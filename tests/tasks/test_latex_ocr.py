@@ -99,11 +99,55 @@ def test_loss_gated_curriculum_grows_when_the_running_loss_is_low():
         _task(data={"curriculum_loss": 0.5, "curriculum_samples": 100})
 
 
-def test_loss_gated_curriculum_length_is_in_the_training_log(cli, tmp_path):
+def test_curriculum_dwell_grows_the_length_whatever_the_loss():
+    task = _task(data={"max_tokens": 8, "curriculum_loss": 0.5, "curriculum_start_tokens": 4,
+                       "curriculum_dwell": 64})  # fmt: skip
+    lengths = []
+    for _ in range(6):
+        task.track_loss(9.0, 16)  # a loss far above the gate
+        lengths.append(task.curriculum_tokens)
+    assert lengths == [4, 4, 4, 6, 6, 6]  # 64 samples at a length, then 2 tokens more
+
+
+def test_annealing_waits_for_the_full_grammar():
+    task = _task(data={"max_tokens": 6, "curriculum_loss": 0.5, "curriculum_start_tokens": 4})
+    assert not task.ready_to_anneal()  # nothing drawn yet
+    task.train_batch(0, 4)
+    assert not task.ready_to_anneal()
+    task.load_training_state({"curriculum_tokens": 6})  # as a resumed run restores it
+    assert task.training_state() == {"curriculum_tokens": 6} and not task.ready_to_anneal()
+    task.train_batch(1, 4)
+    assert task.ready_to_anneal()
+    linear = _task(data={"max_tokens": 6, "curriculum_samples": 100, "curriculum_start_tokens": 2})
+    linear.train_batch(0, 50)  # starts at sample 0: at most 2 tokens
+    assert not linear.ready_to_anneal()
+    linear.train_batch(2, 50)  # starts at sample 100: the full grammar
+    assert linear.ready_to_anneal()
+    plain = _task()
+    plain.train_batch(0, 4)
+    assert plain.ready_to_anneal()
+
+
+def test_loss_gated_curriculum_holds_annealing_and_resumes_at_its_length(cli, tmp_path):
+    from sparling_genomics.train.checkpoint import load_checkpoint, restore_trainer
+    from sparling_genomics.train.run_config import load_saved_config
+    from sparling_genomics.train.trainer import Trainer
+
     out = tmp_path / "run"
     result = cli("train", "--task", "latex_ocr", "--preset", "tiny", "--out", out,
-                 "--no-progress", "--set", "data.curriculum_loss=100",
-                 "--set", "data.curriculum_start_tokens=2")  # fmt: skip
+                 "--no-progress", "--set", "data.curriculum_loss=0.001",
+                 "--set", "data.curriculum_start_tokens=2", "--set", "data.curriculum_step=1",
+                 "--set", "data.curriculum_dwell=32")  # fmt: skip
     assert result.returncode == 0, result.stderr
     log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
-    assert log and all(r["curriculum_tokens"] == 2 for r in log if "val_edit_error" in r)
+    evaluated = [r for r in log if "val_edit_error" in r]
+    assert evaluated and [r["curriculum_tokens"] for r in evaluated] != [2] * len(evaluated)
+    held = [r for r in evaluated if r["phase"] == "anneal" and r["curriculum_tokens"] < 6]
+    assert held and all(r["held"] and not r["tightened"] and r["density"] == 0.5 for r in held)
+    # The checkpoint keeps the length; a resumed trainer goes on from it.
+    payload = load_checkpoint(out / "checkpoints" / "last.pt")
+    assert payload["task"] == {"curriculum_tokens": evaluated[-1]["curriculum_tokens"]}
+    trainer = Trainer(load_saved_config(out / "config.yaml"), tmp_path / "again", progress=False)
+    assert trainer.task.curriculum_tokens == 2
+    restore_trainer(trainer, out / "checkpoints" / "last.pt")
+    assert trainer.task.curriculum_tokens == payload["task"]["curriculum_tokens"]
