@@ -17,7 +17,8 @@ from ..errors import ConfigError
 from ..models.heads import CTCSequenceHead1D, ctc_greedy_decode, ctc_loss
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
-from ..sparsity.layer import SparseSettings, SpatialSparsity
+from ..sparsity.layer import SpatialSparsity
+from ..sparsity.settings import SparseSettings
 from .base import Batch, Cell, Task
 
 

@@ -26,7 +26,8 @@ from ..domains.digit_circle import (
 from ..models.heads import PolarCTCHead, ctc_greedy_decode, cyclic_ctc_loss
 from ..models.motif import MotifModel2D
 from ..models.sparling import SparlingModel
-from ..sparsity.layer import SparseSettings, SpatialSparsity
+from ..sparsity.layer import SpatialSparsity
+from ..sparsity.settings import SparseSettings
 from .base import Batch, Cell, Task, check_stride, map_span
 
 

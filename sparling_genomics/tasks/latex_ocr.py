@@ -15,7 +15,8 @@ from ..errors import ConfigError
 from ..models.heads import AttentionDecoderHead
 from ..models.motif import MotifModel2D
 from ..models.sparling import SparlingModel
-from ..sparsity.layer import SparseSettings, SpatialSparsity
+from ..sparsity.layer import SpatialSparsity
+from ..sparsity.settings import SparseSettings
 from .base import Batch, Cell, Task, check_stride, map_span
 
 

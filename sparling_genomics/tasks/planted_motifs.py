@@ -32,7 +32,8 @@ from ..models.heads import CTCSequenceHead1D, ctc_greedy_decode, ctc_loss
 from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
 from ..sparsity.blocks import layer_channels
-from ..sparsity.layer import SparseSettings, SpatialSparsity
+from ..sparsity.layer import SpatialSparsity
+from ..sparsity.settings import SparseSettings
 from .base import Batch, Cell, Task
 
 SPLITS = {"train": (0.0, 0.8), "val": (0.8, 0.9), "test": (0.9, 1.0)}

@@ -38,7 +38,8 @@ from ..models.motif import MotifModel1D
 from ..models.sparling import SparlingModel
 from ..models.splice import SpliceAIHead
 from ..sparsity.blocks import layer_channels
-from ..sparsity.layer import SparseSettings, SpatialSparsity
+from ..sparsity.layer import SpatialSparsity
+from ..sparsity.settings import SparseSettings
 from .base import Batch, Task
 
 #: A core's window per site class, as (bases upstream, bases downstream) of the site base in

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from ..config import to_dict
 from ..errors import CheckpointError
 from ..io import atomic_write
 
@@ -94,6 +95,23 @@ def _to_device(value, device):
     if isinstance(value, list):
         return [_to_device(v, device) for v in value]
     return value
+
+
+def checkpoint_payload(trainer) -> dict:
+    """What ``last.pt`` holds of a trainer: what :func:`restore_trainer` puts back."""
+    return {
+        "config": to_dict(trainer.config),
+        "model": trainer.model.state_dict(),
+        "optimizer": trainer.optimizer.state_dict(),
+        "annealer": trainer.annealer.state_dict(),
+        "trainer": dict(trainer.state),
+        "torch_rng": torch.get_rng_state(),
+        "task": trainer.task.training_state(),
+        "best_model": trainer.best_state,
+        "accepted_model": trainer.accepted_state,
+        **({} if trainer.core_optimizer is None
+           else {"core_optimizer": trainer.core_optimizer.state_dict()}),
+    }  # fmt: skip
 
 
 def restore_trainer(trainer, path: Path) -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import torch
 
-from ..config import RunConfig, dump_yaml, to_dict
+from ..config import RunConfig, dump_yaml
 from ..errors import RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
 from ..rundir import (
@@ -53,8 +53,9 @@ from ..rundir import (
     write_metrics,
 )
 from ..sparsity.annealing import SparsityAnnealer
+from ..sparsity.cofiring import cofiring_term
 from ..tasks.registry import task_class
-from .checkpoint import restore_trainer, save_checkpoint
+from .checkpoint import checkpoint_payload, restore_trainer, save_checkpoint
 from .core_phase import train_core
 from .device import pick_device
 from .prefetch import BatchPrefetcher
@@ -96,6 +97,7 @@ class Trainer:
         torch.set_num_threads(self.train_threads)
         self.task = task_class(config.task)(config, config.seed)
         self.stop_density = config.annealing.stop_density_for(self.task.true_density())
+        self.cofiring = getattr(config.model, "sparse", None)  # sparsity/cofiring.py's settings
         self._initialise(restarts=0)
         self.state = {
             "step": 0,
@@ -183,19 +185,7 @@ class Trainer:
 
     # -- checkpoints ---------------------------------------------------------------------
     def checkpoint_payload(self) -> dict:
-        return {
-            "config": to_dict(self.config),
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "annealer": self.annealer.state_dict(),
-            "trainer": dict(self.state),
-            "torch_rng": torch.get_rng_state(),
-            "task": self.task.training_state(),
-            "best_model": self.best_state,
-            "accepted_model": self.accepted_state,
-            **({} if self.core_optimizer is None
-               else {"core_optimizer": self.core_optimizer.state_dict()}),
-        }
+        return checkpoint_payload(self)
 
     def save(self, name: str = LAST_CHECKPOINT) -> None:
         save_checkpoint(checkpoint_path(self.out, name), self.checkpoint_payload())
@@ -329,7 +319,7 @@ class Trainer:
                 self._set_lr(batch_size)
                 batch = batches.get(s["step"]).to(self.device)
                 outputs = self.model(batch.x)
-                loss = self.task.loss(outputs, batch)
+                loss = self.task.loss(outputs, batch) + cofiring_term(outputs, self.cofiring)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 self.optimizer.step()

@@ -5,13 +5,13 @@ import torch
 
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.sparsity.layer import (
-    SparseSettings,
     SpatialSparsity,
     check_density,
     competition_winners,
     local_max,
     upper_quantile,
 )
+from sparling_genomics.sparsity.settings import SparseSettings
 
 SCALE = torch.tensor([1.0, 3.0, 0.5, 10.0])
 SHIFT = torch.tensor([0.0, 5.0, -2.0, 1.0])
