@@ -3,12 +3,13 @@
 With ``model.sparse.cofire_weight`` w > 0 the training loss gains ``w * P``, where ``P`` is
 the share of the motif layer's pairwise activation mass that falls on *different* channels
 within +-``cofire_window`` (per spatial dim) of each other. With ``m_c`` channel c's local
-maximum over that window,
+maximum over that window, divided by its mean over the batch,
 
     P = sum_positions (sum_c m_c)^2 - sum_c m_c^2   /   sum_positions (sum_c m_c)^2,
 
 which is 0 when no two channels are on within the window of each other anywhere in the batch,
-and is scale-free (the layer's values can not shrink it by shrinking). The gradient flows to
+and does not change when a channel's values are scaled (neither shrinking the layer nor one
+loud channel drowning the others lowers it). The gradient flows to
 every co-firing channel's activations, the weaker ones losing share.
 
 Why: on DigitCircle channels co-fire on a second digit (a spare channel on zeros and nines),
@@ -33,6 +34,10 @@ def cofiring_penalty(motifs: torch.Tensor, window: int) -> torch.Tensor:
     """``P`` (module docstring) of motif activations ``(N, C, ...)`` (1-D or 2-D spatial,
     non-negative): a scalar in ``[0, 1 - 1/C]``, 0 for an all-zero layer."""
     m = local_max(motifs, window, "co-firing penalty") if window > 0 else motifs
+    # Each channel over its own batch mean: a channel can not win by amplitude (an affine
+    # BatchNorm scale grown on one channel would otherwise take P towards 0).
+    spatial = tuple(range(2, m.dim()))
+    m = m / m.mean(dim=(0, *spatial), keepdim=True).clamp_min(1e-12)
     total = m.sum(dim=1)
     pairs = total.square() - m.square().sum(dim=1)
     return pairs.sum() / total.square().sum().clamp_min(1e-12)

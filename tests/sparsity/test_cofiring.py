@@ -12,20 +12,25 @@ def test_penalty_is_zero_for_channels_apart_and_counts_pairs_within_the_window()
     assert cofiring_penalty(x, 2) == 0.0  # 8 apart, window 2
     x[0, 2, 11] = 2.0  # channel 2 next to channel 1: on together in positions 9-12
     p = float(cofiring_penalty(x, 2))
-    # windows: channel 0 alone over 0-4 (5 x 1), channels 1 and 2 at 8-13 (1 alone at 8;
-    # both (2+2)^2 = 16 at 9-12; 2 alone at 13): pairs 4 x 8 = 32 of 5 + 4 + 64 + 4 = 77
-    assert p == pytest.approx(32 / 77)
+    # local maxima over their batch means (5/20, 10/20, 10/20): each channel 4 on its window;
+    # channel 0 alone over 0-4 (5 x 16), channels 1 and 2 at 8-13 (1 alone at 8, both
+    # (4 + 4)^2 = 64 at 9-12, 2 alone at 13): pairs 4 x 32 = 128 of 80 + 16 + 256 + 16 = 368
+    assert p == pytest.approx(128 / 368)
     assert float(cofiring_penalty(3.0 * x, 2)) == pytest.approx(p)  # scale-free
+    loud = x.clone()
+    loud[0, 2] *= 100.0  # one channel louder: no lower
+    assert float(cofiring_penalty(loud, 2)) == pytest.approx(p)
     assert cofiring_penalty(torch.zeros(2, 4, 5, 5), 1) == 0.0  # nothing on: nothing to pay
 
 
-def test_penalty_gradient_moves_the_weaker_channel_off():
-    x = torch.zeros(1, 2, 6, 6)
-    x[0, 0, 3, 3], x[0, 1, 3, 4] = 2.0, 0.5
+def test_penalty_gradient_moves_a_channel_off_the_place_it_shares():
+    x = torch.zeros(1, 2, 8, 8)
+    x[0, 0, 3, 3], x[0, 1, 3, 4] = 2.0, 0.5  # on together
+    x[0, 0, 7, 0], x[0, 1, 0, 7] = 2.0, 0.5  # each alone elsewhere
     x.requires_grad_(True)
     cofiring_penalty(x, 1).backward()
-    assert x.grad[0, 1, 3, 4] > 0  # descent lowers the weaker channel ...
-    assert x.grad[0, 1, 3, 4] > x.grad[0, 0, 3, 3]  # ... more than the stronger one
+    assert x.grad[0, 1, 3, 4] > 0 and x.grad[0, 0, 3, 3] > 0  # descent: down where shared ...
+    assert x.grad[0, 1, 0, 7] < 0 and x.grad[0, 0, 7, 0] < 0  # ... and up where alone
 
 
 def test_term_is_off_unless_weighted():
