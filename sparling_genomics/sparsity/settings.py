@@ -19,7 +19,7 @@ class SparseSettings:
     min_hits: float = bounded(20.0, min=0)
     peak_window: int = bounded(5, min=0)  # one activation per site; 0 = the paper's layer
     peak_below: float = bounded(0.01, above=0, max=1)  # ... once the density is at most this
-    # Channels compete within +-compete_window (the anti-copy rule, see the module docstring);
+    # Channels compete within +-compete_window (the anti-copy rule, see layer.py's docstring);
     # 0 = off. None (not in the config, settable in any task): off (the paper's layer).
     # Starts once the density is at most compete_below (None: peak_below, with the peak rule).
     compete_window: int | None = bounded(None, min=0, optional=True, settable=True)
