@@ -97,8 +97,10 @@ class Trainer:
         torch.set_num_threads(self.train_threads)
         self.task = task_class(config.task)(config, config.seed)
         self.stop_density = config.annealing.stop_density_for(self.task.true_density())
-        self.cofiring = getattr(config.model, "sparse", None)  # sparsity/cofiring.py's settings
         self._initialise(restarts=0)
+        # The co-firing penalty's settings (sparsity/cofiring.py); none without a sparse layer.
+        sparse = self.model.sparse is not None
+        self.cofiring = getattr(config.model, "sparse", None) if sparse else None
         self.state = {
             "step": 0,
             "samples": 0,
@@ -184,11 +186,8 @@ class Trainer:
         self.accepted_state = None
 
     # -- checkpoints ---------------------------------------------------------------------
-    def checkpoint_payload(self) -> dict:
-        return checkpoint_payload(self)
-
     def save(self, name: str = LAST_CHECKPOINT) -> None:
-        save_checkpoint(checkpoint_path(self.out, name), self.checkpoint_payload())
+        save_checkpoint(checkpoint_path(self.out, name), checkpoint_payload(self))
 
     def keep(self, record: dict | None) -> None:
         """Add the weights to the checkpoint series when due (``series.keep_checkpoint``)."""
@@ -242,7 +241,9 @@ class Trainer:
         elif s["phase"] == "anneal":
             hold = not self.task.ready_to_anneal()  # a curriculum still growing
             decision = self.annealer.update(s["samples"], accuracy, hold=hold)
-            record.update(bar=decision.bar, **({"held": True} if hold else {}))
+            record["bar"] = decision.bar
+            if hold:
+                record["held"] = True
             record["tightened"] = decision.tightened
             if decision.forced:
                 record["forced"] = True
