@@ -8,8 +8,9 @@ likelihood ratio of the site against a uniform background: a longer motif that h
 shorter one's k-mer wins its own sites), drops calls closer than ``min_gap`` to a stronger
 one (planted sites never are), and reads the surviving identities in order. Its exact match is
 the figure a benchmark sets beside the model's: where two planted motifs share k-mers (a
-random draw with ARF4's ACGACAA inside IDD11's site) it falls well below 100%, and a floor
-above it can not be met by any motif reader.
+random draw with ARF4's ACGACAA inside IDD11's site) it falls well below 100%. It is a
+strong reader, not the Bayes-optimal one (greedy, by log-odds against a uniform background),
+so a model may edge past it; a floor above it is not one a motif reader can be held to.
 
 Written here rather than with memelite's FIMO: FIMO calls by p-value per motif, not by the
 task's relative-score cutoff, and does not resolve calls of different motifs against each
