@@ -117,14 +117,13 @@ def site_scan_filters(stacked: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.concatenate([forward, reverse])).float()
 
 
-def windows_with_site(codes: np.ndarray, filters: torch.Tensor, cutoff: float) -> np.ndarray:
-    """Rows of ``codes`` (N, L) holding a site of any motif, either strand, scoring at least
-    ``cutoff`` (a relative score); sites must lie wholly inside the row.
+def site_scores(codes: np.ndarray, filters: torch.Tensor) -> torch.Tensor:
+    """Relative scores ``(N, 2K, L)`` of every site starting at each position of ``codes``
+    (N, L; 0-3, or 4 for a base no site may hold) under ``site_scan_filters``' filters.
 
     One float32 convolution over a 5-symbol one-hot (the fifth: past the end): background
     rejection was 85% of a batch's data time when the matrices were gathered column by
-    column in numpy. The cutoff is lowered by 1e-5 so float32 rounding can only reject more
-    windows, never keep one whose site scores at the cutoff.
+    column in numpy.
     """
     width = filters.shape[-1]
     n, length = codes.shape
@@ -132,8 +131,15 @@ def windows_with_site(codes: np.ndarray, filters: torch.Tensor, cutoff: float) -
     padded[:, :length] = codes
     x = torch.nn.functional.one_hot(torch.from_numpy(padded), 5).transpose(1, 2).float()
     with torch.no_grad():
-        scores = torch.nn.functional.conv1d(x, filters)
-    return (scores >= cutoff - 1e-5).flatten(1).any(1).numpy()
+        return torch.nn.functional.conv1d(x, filters)
+
+
+def windows_with_site(codes: np.ndarray, filters: torch.Tensor, cutoff: float) -> np.ndarray:
+    """Rows of ``codes`` (N, L) holding a site of any motif, either strand, scoring at least
+    ``cutoff`` (a relative score); sites must lie wholly inside the row. The cutoff is
+    lowered by 1e-5 so float32 rounding can only reject more windows, never keep one whose
+    site scores at the cutoff."""
+    return (site_scores(codes, filters) >= cutoff - 1e-5).flatten(1).any(1).numpy()
 
 
 def sample_instances(

@@ -14,8 +14,7 @@ so a model may edge past it; a floor above it is not one a motif reader can be h
 
 Written here rather than with memelite's FIMO: FIMO calls by p-value per motif, not by the
 task's relative-score cutoff, and does not resolve calls of different motifs against each
-other; the scan is one ``conv1d`` with the filters the task already uses to reject
-backgrounds.
+other; the scan is the task's own background-rejection scan (``site_scores``).
 """
 
 from __future__ import annotations
@@ -23,21 +22,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .planted_motifs import PlantedMotifsTask
+from .planted_motifs import PlantedMotifsTask, site_scores
 
 
 def oracle_calls(task: PlantedMotifsTask, x: torch.Tensor) -> list[list[int]]:
     """The oracle's ordered motif identities for one-hot sequences ``x`` ``(N, 4, L)``."""
-    filters = task._scan_filters  # (2K, 5, Wmax): relative scores, both strands
     k = len(task.motifs)
-    width = filters.shape[-1]
-    n, _, length = x.shape
-    codes = np.full((n, length + width - 1), 4, dtype=np.int64)
-    codes[:, :length] = x.argmax(1).numpy()
-    codes[:, :length][x.sum(1).numpy() == 0] = 4  # an all-zero column (N) matches nothing
-    one_hot = torch.nn.functional.one_hot(torch.from_numpy(codes), 5).transpose(1, 2).float()
-    with torch.no_grad():
-        relative = torch.nn.functional.conv1d(one_hot, filters).numpy()[:, :, :length]
+    codes = x.argmax(1).numpy()
+    codes[x.sum(1).numpy() == 0] = 4  # an all-zero column (N) holds no site
+    relative = site_scores(codes, task._scan_filters).numpy()  # (N, 2K, L), both strands
     lows = np.array([m.min(0).sum() for m in task._matrices])
     spans = np.array([m.max(0).sum() for m in task._matrices]) - lows
     widths = np.array([m.width for m in task.motifs])
