@@ -236,8 +236,8 @@ DEFAULTS = {
         "eval_every": 5_000,
         "eval_batch_size": 500,
         # 250k final samples at the true density (was 100k: draws 1/2 88.65/85.55% -> 91.45/
-        # 87.65% test exact match), the learning rate along a half cosine (was constant:
-        # seed 2 91.70 -> 92.75%, draw 3 81.35 -> 84.90%; BENCHMARKS.md "Planted motifs").
+        # 87.65%), the learning rate along a half cosine (was constant: draw 3 without the
+        # sparse layer, one host, 86.2 -> 88.3% test exact match; BENCHMARKS.md "Planted motifs").
         "final_samples": 250_000,
         "final_lr_schedule": "cosine",
         # A fresh initialisation when validation exact match is under 5% after 100k samples:
