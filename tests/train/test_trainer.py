@@ -267,7 +267,7 @@ def test_budget_end_mid_annealing_returns_last_accepted_weights(tmp_path):
 def test_learning_rate_warms_up_then_follows_the_phase(tmp_path):
     from sparling_genomics.train.trainer import Trainer
 
-    config = tiny(lr=0.004, warmup_samples=400, final_lr_scale=0.5)
+    config = tiny(lr=0.004, warmup_samples=400, final_lr_scale=0.5, final_lr_schedule="constant")
     trainer = Trainer(config, tmp_path / "run", progress=False)
 
     def lr_at(samples, phase="anneal"):
