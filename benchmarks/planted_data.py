@@ -1,5 +1,5 @@
 """Planted batch generation speed: background site rejection as one ``conv1d`` over both
-strands (``tasks/planted_motifs.windows_with_site``) vs the per-column numpy gather it
+strands (``genome/site_scan.windows_with_site``) vs the per-column numpy gather it
 replaced (kept here as the comparison), on the default set (200 bp) and random motif draws
 (300 bp, up to 5 sites); same process, interleaved repeats, median time per 64-sample batch.
 It also counts how often the two disagree on fixed genome windows (only sites within 1e-5 of
@@ -36,7 +36,7 @@ def gathered_site_scores(codes: np.ndarray, stacked: np.ndarray) -> np.ndarray:
 
 def _gathered_has_site(task):
     from sparling_genomics.genome.sequence import reverse_complement_codes
-    from sparling_genomics.tasks.planted_motifs import stack_relative_matrices
+    from sparling_genomics.genome.site_scan import stack_relative_matrices
 
     stacked = stack_relative_matrices(task._matrices)
 

@@ -20,6 +20,7 @@ models; checkpoint contents are ``train.checkpoint``'s.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from .errors import RunDirectoryError
@@ -138,8 +139,35 @@ def read_metrics(run: Path, what: str = "written when training finishes") -> dic
 
 
 def write_metrics(run: Path, metrics: dict) -> None:
-    """Write ``RUN/metrics.json`` atomically."""
-    write_json_atomic(metrics_path(run), metrics)
+    """Write ``RUN/metrics.json`` atomically (NaN and inf, which JSON lacks, as null)."""
+    write_json_atomic(metrics_path(run), _finite(metrics))
+
+
+def _finite(value):
+    """JSON has no NaN/inf: replace them with None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def prepare_run_directory(out: Path, *, resume: bool) -> None:
+    """Refuse to overwrite a run; check a run to resume has what it needs."""
+    out = Path(out)
+    if resume:
+        if not checkpoint_path(out, LAST_CHECKPOINT).is_file():
+            raise RunDirectoryError(f"{out}: nothing to resume (no checkpoints/last.pt)")
+        if metrics_path(out).is_file():
+            raise RunDirectoryError(f"{out}: this run has finished already ({METRICS_NAME} exists)")
+        return
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise RunDirectoryError(
+            f"{out}: run directory exists and is not empty; choose another --out "
+            "or continue it with --resume"
+        )
 
 
 def append_log(run: Path, record: dict) -> None:

@@ -20,7 +20,9 @@ at N = 450k it forced steps while one seed's accuracy sat at 0.63 and left two c
 (``bench_runs/planted_i24``).
 
 A *held* evaluation (the task is not yet its final task: a curriculum still growing) moves
-the bar as usual but never tightens, and the deadline counts from the last held one.
+the bar as usual but never tightens, and the deadline counts from the last held one. A
+*paused* one (a step on probation, ``train/rollback.py``) moves the bar and never tightens;
+the deadline goes on.
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ class AnnealingSettings:
     # Samples by which annealing must be done; None (not in the config) or 0: no deadline,
     # Algorithm 1 alone.
     finish_by_samples: int | None = bounded(None, min=0, optional=True, settable=True)
+    # Take back a step the model has not recovered from (train/rollback.py): samples to wait
+    # (None, not in the config, or 0: off), the accuracy drop that counts as recovered (None:
+    # 0.02) and the retries at a smaller step (None: 2). Settable in any task.
+    rollback_samples: int | None = bounded(None, min=0, optional=True, settable=True)
+    rollback_tolerance: float | None = bounded(None, min=0, max=1, optional=True, settable=True)
+    rollback_retries: int | None = bounded(None, min=0, optional=True, settable=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""
@@ -135,9 +143,12 @@ class SparsityAnnealer:
         share = min(1.0, max(0, samples - self.origin) / self.finish_by_samples)
         return math.floor(self.total_steps * share + 1e-9)
 
-    def update(self, samples: int, accuracy: float, *, hold: bool = False) -> AnnealingDecision:
+    def update(
+        self, samples: int, accuracy: float, *, hold: bool = False, pause: bool = False
+    ) -> AnnealingDecision:
         """Apply one evaluation at ``samples`` training samples seen with ``accuracy``
-        (``hold``: move the bar only)."""
+        (``hold``: move the bar only, the deadline counting from here; ``pause``: move the bar
+        only, the deadline going on)."""
         if samples < self.last_samples:
             raise ValueError(f"samples went backwards: {samples} < {self.last_samples}")
         before = self.density
@@ -147,6 +158,8 @@ class SparsityAnnealer:
         forced = False
         if hold:
             self.origin = samples
+        elif pause:
+            pass
         elif not self.done and accuracy > self.bar:
             self.density = before * self.multiplier
             self.steps += 1

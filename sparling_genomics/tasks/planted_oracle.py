@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .planted_motifs import PlantedMotifsTask, site_scores
+from ..genome.site_scan import site_scores
+from .planted_motifs import PlantedMotifsTask
 
 
 def oracle_calls(task: PlantedMotifsTask, x: torch.Tensor) -> list[list[int]]:

@@ -109,6 +109,7 @@ def checkpoint_payload(trainer) -> dict:
         "task": trainer.task.training_state(),
         "best_model": trainer.best_state,
         "accepted_model": trainer.accepted_state,
+        "rollback": trainer.probation.state_dict(),
         **({} if trainer.core_optimizer is None
            else {"core_optimizer": trainer.core_optimizer.state_dict()}),
     }  # fmt: skip
@@ -116,7 +117,8 @@ def checkpoint_payload(trainer) -> dict:
 
 def restore_trainer(trainer, path: Path) -> None:
     """Continue a killed run: load its ``last.pt`` into ``trainer`` (weights, optimizers,
-    annealer, loop state, the task's training state, torch RNG, the kept best/accepted weights)."""
+    annealer, loop state, the task's training state, torch RNG, the kept best/accepted weights,
+    the step on probation)."""
     payload = load_checkpoint(path, map_location=trainer.device)
     try:
         trainer.model.load_state_dict(payload["model"])
@@ -127,6 +129,8 @@ def restore_trainer(trainer, path: Path) -> None:
         torch.set_rng_state(payload["torch_rng"].cpu())
         trainer.best_state = payload.get("best_model")
         trainer.accepted_state = payload.get("accepted_model")
+        if "rollback" in payload:  # checkpoints written before rollback.py have none
+            trainer.probation.load_state_dict(payload["rollback"])
         if trainer.core_optimizer is not None:
             trainer.core_optimizer.load_state_dict(payload["core_optimizer"])
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:

@@ -9,7 +9,9 @@ rate scaled by ``final_lr_scale`` and, with ``final_lr_schedule: cosine``, decay
 half cosine to 5% over ``final_samples``; the weights with the best validation accuracy in
 this phase are kept). With ``annealing.finish_by_samples`` annealing is also held to a
 sample deadline (``sparsity/annealing.py``: an evaluation behind the line takes a forced
-step). Without annealing the density is fixed at the stop density from the
+step). With ``annealing.rollback_samples`` a step the model has not recovered from within
+that many samples is taken back and retaken smaller (``rollback.py``). Without annealing the
+density is fixed at the stop density from the
 start and the whole budget is the final phase; a model without a sparse layer (a baseline)
 trains until its budget ends.
 
@@ -31,24 +33,21 @@ continues exactly: the log and weights equal those of an uninterrupted run.
 from __future__ import annotations
 
 import copy
-import math
 import time
 from pathlib import Path
 
 import torch
 
 from ..config import RunConfig, dump_yaml
-from ..errors import RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
 from ..rundir import (
     FINAL_CHECKPOINT,
     LAST_CHECKPOINT,
-    METRICS_NAME,
     append_log,
     checkpoint_path,
     config_path,
     create_run_directory,
-    metrics_path,
+    prepare_run_directory,
     truncate_log,
     write_metrics,
 )
@@ -60,26 +59,11 @@ from .core_phase import train_core
 from .device import pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
+from .rollback import StepProbation
 from .run_config import load_saved_config
 from .schedule import on_plateau, step_lr
 from .series import keep_checkpoint
 from .settings import make_optimizer
-
-
-def prepare_run_directory(out: Path, *, resume: bool) -> None:
-    """Refuse to overwrite a run; check a run to resume has what it needs."""
-    out = Path(out)
-    if resume:
-        if not checkpoint_path(out, LAST_CHECKPOINT).is_file():
-            raise RunDirectoryError(f"{out}: nothing to resume (no checkpoints/last.pt)")
-        if metrics_path(out).is_file():
-            raise RunDirectoryError(f"{out}: this run has finished already ({METRICS_NAME} exists)")
-        return
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise RunDirectoryError(
-            f"{out}: run directory exists and is not empty; choose another --out "
-            "or continue it with --resume"
-        )
 
 
 class Trainer:
@@ -144,6 +128,7 @@ class Trainer:
             bar_decay_per_sample=a.bar_decay_per_sample,
             finish_by_samples=(a.finish_by_samples or 0) if self.annealing else 0,
         )
+        self.probation = StepProbation.from_settings(a)  # rollback.py; off unless set
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
         self.optimizer = make_optimizer(self.model.trainable_parameters(), self.config.train)
@@ -233,14 +218,21 @@ class Trainer:
             if key in (result.motif or {}):
                 record[f"val_{key}"] = result.motif[key]
         s["init_best"] = max(s["init_best"], accuracy)
+        verdict = self.probation.review(s["samples"], accuracy)  # the step on probation
+        if verdict is not None:
+            record["probation"] = verdict
         if self._on_plateau():
             # An initialisation that never learnt the dense task (a DigitCircle seed sat at
             # exact match 0 for 200k samples): annealing it would only hide the failure.
             self._restart()
             record["restart"] = s["restarts"]
+        elif verdict == "rollback":
+            self._roll_back(record)
         elif s["phase"] == "anneal":
             hold = not self.task.ready_to_anneal()  # a curriculum still growing
-            decision = self.annealer.update(s["samples"], accuracy, hold=hold)
+            decision = self.annealer.update(
+                s["samples"], accuracy, hold=hold, pause=verdict == "waiting"
+            )
             record["bar"] = decision.bar
             if hold:
                 record["held"] = True
@@ -251,6 +243,8 @@ class Trainer:
                 # The weights that cleared the bar, at the density they cleared it with:
                 # what a run stopped by its budget before annealing ends returns.
                 self.accepted_state = _snapshot(self.model)
+                self.probation.begin(self.accepted_state, self.optimizer, accuracy,
+                                     decision.density_before, s["samples"])  # fmt: skip
             if decision.tightened:
                 self.model.set_density(self.annealer.density)
             if self.annealer.done:
@@ -263,6 +257,16 @@ class Trainer:
             record["threshold_mean"] = float(self.model.sparse.thresholds.mean())
         s["loss_sum"], s["loss_count"] = 0.0, 0
         return record
+
+    def _roll_back(self, record: dict) -> None:
+        """Take the step on probation back and retake it smaller (``rollback.py``)."""
+        s = self.state
+        anchor = self.probation.anchor
+        self.model.load_state_dict(anchor["model"])
+        self.optimizer.load_state_dict(copy.deepcopy(anchor["optimizer"]))
+        self.model.set_density(self.probation.retake(self.annealer, s["samples"]))
+        s["phase"], s["best_final_accuracy"], self.best_state = "anneal", -1.0, None
+        record["rolled_back"] = self.probation.retries
 
     def _set_lr(self, batch_size: int) -> None:
         """The learning rate of the next step (``schedule.step_lr``)."""
@@ -390,13 +394,14 @@ class Trainer:
                 "finish_by_samples": self.annealer.finish_by_samples,
                 "final_bar": self.annealer.bar,
                 "stop_density": self.annealer.stop_density,
+                **({"rollback": self.probation.summary()} if self.probation.enabled else {}),
             },
             "stopped_by": stopped_by,
             "identifiability": result.identifiability,
             "device": str(self.device),
             "test_samples": result.samples,
         }
-        write_metrics(self.out, _finite(metrics))
+        write_metrics(self.out, metrics)
         return metrics
 
 
@@ -412,17 +417,6 @@ def _snapshot(model) -> dict:
         k: v.detach().cpu().clone() if torch.is_tensor(v) else copy.deepcopy(v)
         for k, v in model.state_dict().items()
     }
-
-
-def _finite(value):
-    """JSON has no NaN/inf: replace them with None."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool = True) -> dict:

@@ -123,3 +123,10 @@ def test_a_held_evaluation_moves_the_bar_but_never_tightens():
     assert a.bar == pytest.approx(0.9) and a.origin == 500 and a.steps_due(500) == 0
     d = a.update(600, 0.85)  # bar 0.9 - 0.1 = 0.8 < 0.85: the first step, once released
     assert d.tightened and not d.forced and a.density == 0.25
+
+
+def test_paused_annealer_moves_the_bar_and_never_steps():
+    annealer = SparsityAnnealer(start_density=0.5, stop_density=0.01, multiplier=0.75,
+                                initial_bar=0.5, finish_by_samples=100)  # fmt: skip
+    decision = annealer.update(200, 0.9, pause=True)  # clears the bar, past the deadline
+    assert not decision.tightened and annealer.bar == 0.9 and annealer.origin == 0

@@ -4,15 +4,14 @@ import torch
 
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.genome.sequence import reverse_complement_codes
-from sparling_genomics.tasks.planted_motifs import (
-    SPLITS,
+from sparling_genomics.genome.site_scan import (
     log_odds,
-    place_instances,
     relative_scores,
     site_scan_filters,
     stack_relative_matrices,
     windows_with_site,
 )
+from sparling_genomics.tasks.planted_motifs import SPLITS, place_instances
 from sparling_genomics.tasks.registry import task_class
 from sparling_genomics.train.run_config import resolve_config
 

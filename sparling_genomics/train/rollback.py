@@ -1,0 +1,132 @@
+"""Taking back a density step the model has not recovered from (an extension of Algorithm 1).
+
+Algorithm 1 (``sparsity/annealing.py``) tightens the density whenever validation accuracy
+clears a slowly falling bar, and never undoes a step. Near the true motif density one step
+can cost a motif for good: on the planted default set seed 0 took the step 0.00501 ->
+0.00376 at exact match 0.956, never came back above 0.92, the bar fell to meet the lower
+accuracy and annealing went on from there; the run ended at 69.7% test exact match with a
+motif channel lost (``bench_runs/planted_i24g``; seed 2 and draw 3 alike, at 0.951 and
+0.863). Replayed on that benchmark's six logs, the rule below fires in those three runs and
+in no other.
+
+With ``annealing.rollback_samples`` W (0 or unset: off) every step Algorithm 1 takes puts
+the run *on probation*: no further step is taken until validation accuracy comes back to
+within ``rollback_tolerance`` (0.02) of the accuracy that took the step (the probation then
+ends). When W samples pass without that, the model and optimizer are put back as they were
+before the step and the step is taken again at half its size in log density (multiplier
+``m ** 0.5``, then ``m ** 0.25``), up to ``rollback_retries`` (2) times; after that the step
+stands and Algorithm 1 goes on. A probation may run into the final phase (the step that
+ended annealing): a rollback then returns the run to annealing. Forced (deadline) steps
+are not put on probation. The batch stream, budget and clock go on: the samples spent on a
+failed step stay spent.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+
+from ..errors import ConfigError
+from ..sparsity.annealing import AnnealingSettings, SparsityAnnealer
+
+DEFAULT_TOLERANCE = 0.02
+DEFAULT_RETRIES = 2
+
+
+@dataclass
+class StepProbation:
+    """The step under watch (none when ``anchor`` is None) and the rule's settings.
+
+    ``anchor`` holds the model and optimizer state dicts from before the step, ``reference``
+    the accuracy that took it, ``density_before`` the density it left, ``since`` the samples
+    when it was (last) taken and ``retries`` how often it has been taken again.
+    """
+
+    samples: int = 0  # W; 0: off
+    tolerance: float = DEFAULT_TOLERANCE
+    max_retries: int = DEFAULT_RETRIES
+    anchor: dict | None = None
+    reference: float = 0.0
+    density_before: float = 0.0
+    since: int = 0
+    retries: int = 0
+    rollbacks: int = 0  # over the whole run
+    given_up: int = 0  # steps that stood after max_retries retakes
+    log: list = field(default_factory=list)  # (samples, density_before, density_after)
+
+    @classmethod
+    def from_settings(cls, a: AnnealingSettings) -> StepProbation:
+        tolerance = DEFAULT_TOLERANCE if a.rollback_tolerance is None else a.rollback_tolerance
+        retries = DEFAULT_RETRIES if a.rollback_retries is None else a.rollback_retries
+        return cls(samples=a.rollback_samples or 0, tolerance=float(tolerance),
+                   max_retries=int(retries))  # fmt: skip
+
+    @property
+    def enabled(self) -> bool:
+        return self.samples > 0
+
+    @property
+    def active(self) -> bool:
+        """A step is on probation."""
+        return self.anchor is not None
+
+    def begin(self, model_state: dict, optimizer, accuracy: float, density_before: float,
+              samples: int) -> None:  # fmt: skip
+        """Watch the step just taken from ``density_before`` at ``accuracy``; ``model_state``
+        is a CPU snapshot of the weights before it (the trainer's accepted weights)."""
+        if not self.enabled:
+            return
+        self.anchor = {"model": model_state, "optimizer": copy.deepcopy(optimizer.state_dict())}
+        self.reference = float(accuracy)
+        self.density_before = float(density_before)
+        self.since = samples
+        self.retries = 0
+
+    def review(self, samples: int, accuracy: float) -> str | None:
+        """At an evaluation: None (nothing on probation), 'recovered' (the probation ends),
+        'waiting' (no further step yet), 'rollback' (take the step back and retake it
+        smaller: :meth:`retake`) or 'gave_up' (retaken ``max_retries`` times: it stands)."""
+        if not self.active:
+            return None
+        if accuracy >= self.reference - self.tolerance:
+            self.clear()
+            return "recovered"
+        if samples - self.since < self.samples:
+            return "waiting"
+        if self.retries >= self.max_retries:
+            self.given_up += 1
+            self.clear()
+            return "gave_up"
+        return "rollback"
+
+    def retake(self, annealer: SparsityAnnealer, samples: int) -> float:
+        """Put the annealer back before the step and take it again at half its log size;
+        the new density. The caller restores ``anchor``'s model and optimizer."""
+        self.retries += 1
+        self.rollbacks += 1
+        multiplier = annealer.multiplier ** (0.5**self.retries)
+        density = self.density_before * multiplier  # above the first try's: above the stop
+        self.log.append([samples, self.density_before, density])
+        annealer.density = density
+        annealer.bar = self.reference  # as right after the step
+        annealer.last_samples = samples
+        self.since = samples
+        return density
+
+    def clear(self) -> None:
+        self.anchor = None
+
+    def state_dict(self) -> dict:
+        return asdict(self)
+
+    def load_state_dict(self, state: dict) -> None:
+        for key, value in state.items():
+            if not hasattr(self, key):
+                raise ConfigError(f"unknown rollback state key {key!r}")
+            setattr(self, key, value)
+
+    def summary(self) -> dict:
+        """What ``metrics.json`` reports (``annealing.rollback``)."""
+        return {"samples": self.samples, "tolerance": self.tolerance,
+                "max_retries": self.max_retries, "rollbacks": self.rollbacks,
+                "steps_given_up": self.given_up, "retaken": self.log}  # fmt: skip

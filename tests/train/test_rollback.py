@@ -1,0 +1,131 @@
+import dataclasses
+
+import pytest
+import torch
+
+from sparling_genomics.sparsity.annealing import AnnealingSettings, SparsityAnnealer
+from sparling_genomics.train import trainer as trainer_module
+from sparling_genomics.train.checkpoint import restore_trainer
+from sparling_genomics.train.rollback import StepProbation
+from sparling_genomics.train.run_config import resolve_config
+from sparling_genomics.train.trainer import Trainer, _snapshot, train
+
+from .test_trainer import read_log, same_weights
+
+
+def _probation(samples=100, tolerance=0.02, retries=2):
+    settings = AnnealingSettings(rollback_samples=samples, rollback_tolerance=tolerance,
+                                 rollback_retries=retries)  # fmt: skip
+    return StepProbation.from_settings(settings)
+
+
+def _optimizer():
+    layer = torch.nn.Linear(2, 1)
+    return layer, torch.optim.Adam(layer.parameters())
+
+
+def test_off_unless_set():
+    probation = StepProbation.from_settings(AnnealingSettings())
+    layer, optimizer = _optimizer()
+    probation.begin(_snapshot(layer), optimizer, 0.9, 0.5, 10)
+    assert not probation.enabled and not probation.active
+    assert probation.review(1_000_000, 0.0) is None
+
+
+def test_a_recovered_step_ends_its_probation():
+    probation = _probation()
+    layer, optimizer = _optimizer()
+    probation.begin(_snapshot(layer), optimizer, 0.90, 0.5, 1000)
+    assert probation.review(1050, 0.85) == "waiting"
+    assert probation.review(1080, 0.881) == "recovered"  # within 0.02 of 0.90
+    assert not probation.active and probation.review(5000, 0.0) is None
+    assert probation.rollbacks == 0
+
+
+def test_an_unrecovered_step_is_retaken_at_half_its_log_size_then_stands():
+    probation = _probation(samples=100, retries=2)
+    annealer = SparsityAnnealer(start_density=0.5, stop_density=0.01, multiplier=0.75)
+    layer, optimizer = _optimizer()
+    decision = annealer.update(1000, 1.0)  # clears the bar 1.0 - 0: a step
+    assert decision.tightened and annealer.density == pytest.approx(0.375)
+    probation.begin(_snapshot(layer), optimizer, 1.0, decision.density_before, 1000)
+    assert probation.review(1099, 0.5) == "waiting"  # 99 samples: not yet
+    assert probation.review(1100, 0.5) == "rollback"
+    assert probation.retake(annealer, 1100) == pytest.approx(0.5 * 0.75**0.5)
+    assert annealer.bar == 1.0 and annealer.last_samples == 1100
+    assert probation.review(1150, 0.5) == "waiting"  # the window counts from the retake
+    assert probation.review(1200, 0.5) == "rollback"
+    assert probation.retake(annealer, 1200) == pytest.approx(0.5 * 0.75**0.25)
+    assert probation.review(1300, 0.5) == "gave_up"  # two retakes: the step stands
+    assert not probation.active
+    assert probation.rollbacks == 2 and probation.given_up == 1
+    summary = probation.summary()
+    assert [row[0] for row in summary["retaken"]] == [1100, 1200]
+    assert summary["steps_given_up"] == 1
+
+
+def _tiny(**annealing):
+    return resolve_config("planted", "tiny", overrides=[
+        {"data": {"background": "iid"}, "annealing": annealing},
+        {"train": {"max_samples": 2400, "final_samples": 800}},
+    ])  # fmt: skip
+
+
+def test_a_step_never_recovered_from_is_taken_back_and_retaken_smaller(tmp_path, monkeypatch):
+    """Validation accuracy 0.9 at the first evaluation (a step), 0.5 after: the step is taken
+    back after rollback_samples with the weights and optimizer from before it, retaken at
+    m ** 0.5 and m ** 0.25, then stands; no step is taken while it is on probation."""
+    real = trainer_module.evaluate_model
+    calls = []
+
+    def scripted(model, task, split, **kwargs):
+        result = real(model, task, split, **kwargs)
+        accuracy = 0.9 if not calls else 0.5
+        calls.append(accuracy)
+        return dataclasses.replace(result, e2e={**result.e2e, task.accuracy_metric: accuracy})
+
+    monkeypatch.setattr(trainer_module, "evaluate_model", scripted)
+    restored = []
+    roll_back = Trainer._roll_back
+
+    def watched(self, record):
+        anchor = {k: v.clone() for k, v in self.probation.anchor["model"].items()
+                  if torch.is_tensor(v)}  # fmt: skip
+        roll_back(self, record)
+        now = self.model.state_dict()
+        restored.append(all(torch.equal(now[k].cpu(), anchor[k]) for k, _ in
+                            self.model.named_parameters()))  # fmt: skip
+
+    monkeypatch.setattr(Trainer, "_roll_back", watched)
+    config = _tiny(rollback_samples=320, rollback_retries=2)
+    metrics = train(config, tmp_path / "run", progress=False)
+    log = read_log(tmp_path / "run")
+    assert log[0]["tightened"] and log[0]["samples"] == 160
+    rolled = [r for r in log if "rolled_back" in r]
+    assert [(r["samples"], r["rolled_back"]) for r in rolled] == [(480, 1), (800, 2)]
+    assert restored == [True, True]
+    densities = [next(r["density"] for r in log if r["samples"] > x["samples"]) for x in rolled]
+    assert densities == pytest.approx([0.5 * 0.75**0.5, 0.5 * 0.75**0.25])
+    on_probation = [r for r in log if r.get("probation") == "waiting"]
+    assert on_probation and not any(r["tightened"] for r in on_probation)
+    assert next(r for r in log if "probation" in r and r["samples"] >= 1120)["probation"] == (
+        "gave_up"
+    )
+    rollback = metrics["annealing"]["rollback"]
+    assert rollback["rollbacks"] == 2 and rollback["steps_given_up"] == 1
+
+
+def test_a_checkpoint_keeps_the_step_on_probation(tmp_path):
+    config = _tiny(rollback_samples=320)
+    (tmp_path / "run").mkdir()
+    first = Trainer(config, tmp_path / "run", progress=False)
+    with torch.no_grad():  # weights of its own, not the ones a new trainer starts from
+        for parameter in first.model.parameters():
+            parameter.add_(0.5)
+    first.probation.begin(_snapshot(first.model), first.optimizer, 0.8, 0.5, 160)
+    first.save()
+    second = Trainer(config, tmp_path / "run", progress=False)
+    restore_trainer(second, tmp_path / "run" / "checkpoints" / "last.pt")
+    assert second.probation.active and second.probation.reference == 0.8
+    assert second.probation.since == 160 and second.probation.samples == 320
+    assert same_weights(second.probation.anchor["model"], first.probation.anchor["model"])
