@@ -42,6 +42,8 @@ def _flat(metrics: dict) -> dict:
         "annealing_steps": metrics["annealing"]["steps"],
         "forced_steps": metrics["annealing"].get("forced_steps"),
         "finish_by_samples": metrics["annealing"].get("finish_by_samples"),
+        # Steps taken back and retaken smaller (train/rollback.py); None: the rule was off.
+        "rollbacks": (metrics["annealing"].get("rollback") or {}).get("rollbacks"),
         "stopped_by": metrics["stopped_by"],
         "identifiability": (metrics.get("identifiability") or {}).get("status"),
         "identifiability_verdict": (metrics.get("identifiability") or {}).get("verdict"),
@@ -191,7 +193,7 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         "",
         "| run | seed | exact match | oracle | exact / oracle | E2EE | FNE | FPE | CE (1:1) "
         "| CE (many:1) "
-        "| density | density / true | steps (forced) | stopped by | identifiability "
+        "| density | density / true | steps (forced; rolled back) | stopped by | identifiability "
         "| samples | minutes |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -200,7 +202,9 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
             ratio = "-" if r["density_ratio"] is None else f"{r['density_ratio']:.2f}"
             deadline = r.get("finish_by_samples")
             steps = f"{r.get('annealing_steps', '-')} ({r.get('forced_steps') or 0}" + (
-                f", deadline {deadline // 1000}k)" if deadline else ")")  # fmt: skip
+                f", deadline {deadline // 1000}k" if deadline else "") + (
+                "" if r.get("rollbacks") is None else f"; {r['rollbacks']} rolled back") + ")"
+            # fmt: skip
             oracle = r.get("oracle_exact_match")
             share = "-" if not oracle else f"{r['exact_match'] / oracle:.3f}"
             lines.append(
