@@ -5,7 +5,7 @@ import torch
 
 from sparling_genomics.sparsity.annealing import AnnealingSettings, SparsityAnnealer
 from sparling_genomics.train import trainer as trainer_module
-from sparling_genomics.train.checkpoint import restore_trainer
+from sparling_genomics.train.checkpoint import load_checkpoint, restore_trainer
 from sparling_genomics.train.rollback import StepProbation
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import Trainer, _snapshot, train
@@ -129,3 +129,44 @@ def test_a_checkpoint_keeps_the_step_on_probation(tmp_path):
     assert second.probation.active and second.probation.reference == 0.8
     assert second.probation.since == 160 and second.probation.samples == 320
     assert same_weights(second.probation.anchor["model"], first.probation.anchor["model"])
+
+
+def test_a_run_killed_on_probation_resumes_exactly(tmp_path, monkeypatch):
+    """Interrupted after its first rollback, with a retaken step on probation, a run resumed
+    from last.pt writes the log and weights of one never interrupted."""
+    real = trainer_module.evaluate_model
+    evaluate_and_anneal = Trainer._evaluate_and_anneal
+    seen = [0]  # samples at the evaluation: the scripted accuracy is a function of them
+
+    def scripted(model, task, split, **kwargs):
+        result = real(model, task, split, **kwargs)
+        accuracy = 0.9 if seen[0] <= 160 else 0.5
+        return dataclasses.replace(result, e2e={**result.e2e, task.accuracy_metric: accuracy})
+
+    def counted(self):
+        seen[0] = self.state["samples"]
+        return evaluate_and_anneal(self)
+
+    monkeypatch.setattr(trainer_module, "evaluate_model", scripted)
+    monkeypatch.setattr(Trainer, "_evaluate_and_anneal", counted)
+    config = _tiny(rollback_samples=320)
+    torch.set_num_threads(1)
+    train(config, tmp_path / "whole", progress=False)
+
+    log = Trainer._log
+
+    def dies_after_the_first_rollback(self, record):
+        log(self, record)
+        if record["samples"] >= 640:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "_log", dies_after_the_first_rollback)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "killed", progress=False)
+    monkeypatch.setattr(Trainer, "_log", log)
+    assert any("rolled_back" in r for r in read_log(tmp_path / "killed"))
+    train(config, tmp_path / "killed", resume=True, progress=False)
+    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
+    a = load_checkpoint(tmp_path / "killed" / "checkpoints" / "final.pt")["model"]
+    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
+    assert same_weights(a, b)
