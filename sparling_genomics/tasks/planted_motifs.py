@@ -140,7 +140,7 @@ class PlantedModel:
 
 #: What planted sets in the shared ``train`` and ``annealing`` blocks.
 # The budget is samples: Algorithm 1 is a function of samples seen (the bar falls per sample),
-# so a run ends where its schedule ends (495k-540k samples on the default set, 690k-845k on
+# so a run ends where its schedule ends (540k-755k samples on the default set, 665k-965k on
 # three 300-bp random draws) or at max_samples, on any machine; max_seconds is a cap for a
 # machine far slower than 2 cores, reported when it ends a run. No annealing deadline
 # (finish_by_samples 0): with one at 450k seed 2 collapsed (forced steps while accuracy sat
@@ -173,14 +173,14 @@ DEFAULTS = {
         "bar_decay_per_sample": 1e-6,
         "finish_by_samples": 0,  # no deadline (above)
         # A step not recovered from within 50k samples (accuracy 0.02 under the one that took
-        # it) is taken back and retaken smaller (train/rollback.py): seeds 0/2 and draw 3 lost
-        # a motif at such a step near the true density (bench_runs/planted_i24g).
+        # it) is taken back and retaken smaller (train/rollback.py): seed 0 69.7 -> 96.7%
+        # (it had lost a motif at one step), the others as before (bench_runs/planted_i24h).
         "rollback_samples": 50_000,
     },
 }
 
 PRESETS: dict[str, dict] = {
-    # Sized for 2 CPU cores: 25-50 minutes (575k-850k samples), by schedule.
+    # Sized for 2 CPU cores: 10-30 minutes (540k-965k samples), by schedule.
     "cpu": {},
     # A bigger model and the paper's slower schedule, for a GPU.
     "paper": {
