@@ -365,9 +365,12 @@ class Trainer:
         self.save(LAST_CHECKPOINT)
         self.save(FINAL_CHECKPOINT)
         torch.set_num_threads(self.eval_threads)
+        # A budget that ends just after a rollback in the final phase leaves the annealer done
+        # but the run back in annealing, with the weights from before the retaken step.
+        complete = self.annealer.done and self.state["phase"] != "anneal"
         result = score_model(
             self.model, self.task, "test", batch_size=self.config.train.eval_batch_size,
-            device=self.device, annealing_complete=self.annealer.done if self.annealing else None,
+            device=self.device, annealing_complete=complete if self.annealing else None,
         )
         true_density = self.task.true_density()
         density = self.model.density
@@ -388,7 +391,7 @@ class Trainer:
             "wall_seconds": round(self.state["elapsed"], 2),
             "annealing": {
                 "enabled": self.annealing,
-                "complete": self.annealer.done,
+                "complete": complete,
                 "steps": self.annealer.steps,
                 "forced_steps": self.annealer.forced_steps,
                 "finish_by_samples": self.annealer.finish_by_samples,

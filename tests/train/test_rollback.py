@@ -170,3 +170,15 @@ def test_a_run_killed_on_probation_resumes_exactly(tmp_path, monkeypatch):
     a = load_checkpoint(tmp_path / "killed" / "checkpoints" / "final.pt")["model"]
     b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
     assert same_weights(a, b)
+
+
+def test_a_budget_ending_just_after_a_rollback_reports_annealing_incomplete(tmp_path):
+    """Taken back in the final phase, the run is annealing again with the weights from
+    before the step, even where the retaken step would end annealing."""
+    (tmp_path / "run").mkdir()
+    trainer = Trainer(_tiny(rollback_samples=320), tmp_path / "run", progress=False)
+    trainer.annealer.density = trainer.annealer.stop_density  # done
+    trainer.state["phase"] = "anneal"  # as _roll_back leaves it
+    assert trainer.annealer.done
+    metrics = trainer.finish("max_seconds")
+    assert metrics["annealing"]["complete"] is False
