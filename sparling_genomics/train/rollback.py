@@ -7,7 +7,11 @@ can cost a motif for good: on the planted default set seed 0 took the step 0.005
 accuracy and annealing went on from there; the run ended at 69.7% test exact match with a
 motif channel lost (``bench_runs/planted_i24g``; seed 2 and draw 3 alike, at 0.951 and
 0.863). Replayed on that benchmark's six logs, the rule below fires in those three runs and
-in no other.
+in no other. Trained with it (``bench_runs/planted_i24h``): seed 0 69.7 -> 96.7% (four
+steps taken back), seed 2's step recovered once the pause held the next one back (92.75 ->
+92.90%), draw 3 was taken back twice and stayed (84.90 -> 84.75%: its errors are motifs that
+share k-mers), the rest unchanged. On DigitCircle's time budget it cost more than it gave
+(``docs/paper-domains.md``, attempt 15).
 
 With ``annealing.rollback_samples`` W (0 or unset: off) every step Algorithm 1 takes puts
 the run *on probation*: no further step is taken until validation accuracy comes back to
