@@ -38,7 +38,7 @@ def _gathered_has_site(task):
     from sparling_genomics.genome.sequence import reverse_complement_codes
     from sparling_genomics.genome.site_scan import stack_relative_matrices
 
-    stacked = stack_relative_matrices(task._matrices)
+    stacked = stack_relative_matrices(task.log_odds_matrices)
 
     def has_site(codes: np.ndarray) -> np.ndarray:
         best = np.maximum(

@@ -242,8 +242,9 @@ class PlantedMotifsTask(Task):
             raise ConfigError(f"data.background must be 'genome' or 'iid', got {self.background!r}")
         self.motifs = load_jaspar_motifs(list(data.motifs), data.jaspar_release)
         self.symbols = [m.matrix_id for m in self.motifs]
-        self._matrices = [log_odds(m) for m in self.motifs]
-        self._scan_filters = site_scan_filters(stack_relative_matrices(self._matrices))
+        # Public: the background scan, the oracle (planted_oracle.py) and benchmarks read them.
+        self.log_odds_matrices = [log_odds(m) for m in self.motifs]
+        self.scan_filters = site_scan_filters(stack_relative_matrices(self.log_odds_matrices))
         widest = max(m.width for m in self.motifs)
         place_instances(  # fails early if the longest arrangement cannot fit
             np.random.default_rng(0), [widest] * self.max_instances, self.length, self.min_gap
@@ -284,7 +285,7 @@ class PlantedMotifsTask(Task):
         """
         if self.min_relative_score <= 0.0:
             return np.zeros(len(codes), dtype=bool)
-        return windows_with_site(codes, self._scan_filters, self.min_relative_score)
+        return windows_with_site(codes, self.scan_filters, self.min_relative_score)
 
     def _plan(self, rng: np.random.Generator) -> list[tuple[int, int, int]]:
         """(identity, start, strand) of the 1..max instances of one sample, in order."""

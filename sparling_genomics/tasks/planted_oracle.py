@@ -31,9 +31,9 @@ def oracle_calls(task: PlantedMotifsTask, x: torch.Tensor) -> list[list[int]]:
     k = len(task.motifs)
     codes = x.argmax(1).numpy()
     codes[x.sum(1).numpy() == 0] = 4  # an all-zero column (N) holds no site
-    relative = site_scores(codes, task._scan_filters).numpy()  # (N, 2K, L), both strands
-    lows = np.array([m.min(0).sum() for m in task._matrices])
-    spans = np.array([m.max(0).sum() for m in task._matrices]) - lows
+    relative = site_scores(codes, task.scan_filters).numpy()  # (N, 2K, L), both strands
+    lows = np.array([m.min(0).sum() for m in task.log_odds_matrices])
+    spans = np.array([m.max(0).sum() for m in task.log_odds_matrices]) - lows
     widths = np.array([m.width for m in task.motifs])
     calls = []
     for row in relative:

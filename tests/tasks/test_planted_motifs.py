@@ -46,7 +46,7 @@ def test_truth_cells_hold_the_planted_sites_in_order(task):
             for i in range(len(cells) - 1)
         )
         for (sl,), symbol in cells:
-            matrix = task._matrices[symbol]
+            matrix = task.log_odds_matrices[symbol]
             width = matrix.shape[1]
             lo, hi = sl.start, sl.stop
             window = row[lo:hi]
@@ -71,12 +71,12 @@ def _best_site_scores(codes, matrices):
 def test_background_has_no_other_sites(task):
     rng = np.random.default_rng(0)
     backgrounds = task._backgrounds(rng, "train", 64)
-    assert (_best_site_scores(backgrounds, task._matrices) < task.min_relative_score).all()
+    assert (_best_site_scores(backgrounds, task.log_odds_matrices) < task.min_relative_score).all()
 
 
 def test_site_scan_matches_a_per_motif_scan_on_both_strands(task):
     # Motifs of different widths; rows short enough that sites sit at both ends.
-    matrices = task._matrices + [log_odds(task.motifs[0])[:, :5]]
+    matrices = task.log_odds_matrices + [log_odds(task.motifs[0])[:, :5]]
     filters = site_scan_filters(stack_relative_matrices(matrices))
     rng = np.random.default_rng(1)
     codes = rng.integers(0, 4, (400, 24)).astype(np.uint8)
