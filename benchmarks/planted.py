@@ -19,7 +19,14 @@ from pathlib import Path
 
 from sparling_genomics.train.run_config import resolve_config
 
-from .report import machine_description, machine_line, pct, publish, run_or_resume
+from .report import (
+    machine_description,
+    machine_line,
+    machines_line,
+    pct,
+    publish,
+    run_or_resume,
+)
 
 FIELDS = ("exact_match", "edit_error", "fne", "fpe", "ce")
 
@@ -47,6 +54,7 @@ def _flat(metrics: dict) -> dict:
         "stopped_by": metrics["stopped_by"],
         "identifiability": (metrics.get("identifiability") or {}).get("status"),
         "identifiability_verdict": (metrics.get("identifiability") or {}).get("verdict"),
+        "trained_on": (metrics.get("machine") or {}).get("cpu"),  # None: not recorded
     }
 
 
@@ -177,6 +185,12 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
+    ]
+    elsewhere = machines_line([(f"{name} seed {r['seed']}", r.get("trained_on"))
+                               for name, rows in runs.items() for r in rows],
+                              result["machine"]["cpu"])  # fmt: skip
+    lines += [elsewhere, ""] if elsewhere else []
+    lines += [
         f"Command: `python -m benchmarks planted --out {out} --seeds {seeds_arg} "
         f"--preset {preset}{extra}` (each run is `sparling-genomics train --task planted "
         f"--preset {preset} --seed S`; a draw adds `--set data.motifs=[...] --set "

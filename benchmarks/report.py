@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import os
-import platform
 import re
 from pathlib import Path
 
@@ -16,6 +13,7 @@ from sparling_genomics.rundir import (
     checkpoint_path,
     metrics_path,
 )
+from sparling_genomics.train.device import machine_description  # noqa: F401 (re-exported)
 
 HEADER = (
     "# Benchmarks\n\n"
@@ -48,37 +46,6 @@ def pct(value) -> str:
     return "-" if value is None else f"{100 * value:.2f}%"
 
 
-def machine_description() -> dict:
-    """CPU model, core count, memory, Python/torch versions, accelerator."""
-    import torch
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory_gb = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                memory_gb = round(int(line.split()[1]) / 1024**2, 1)
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "torch_threads": torch.get_num_threads(),
-        "memory_gb": memory_gb,
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-    }
-
-
 def machine_line(machine: dict) -> str:
     gpu = machine["cuda"] or "no GPU"
     return (
@@ -86,6 +53,24 @@ def machine_line(machine: dict) -> str:
         f"{machine['memory_gb']} GB, {gpu}; Python {machine['python']}, torch {machine['torch']}; "
         f"{machine['date']}"
     )
+
+
+def machines_line(runs: list[tuple[str, str | None]], cpu: str) -> str | None:
+    """A sentence for a section whose runs did not all train on ``cpu`` (the machine that
+    wrote it): ``runs`` pairs each run's label with the CPU its metrics name (None: metrics
+    written before runs named their machine). None when every run names ``cpu``. Runs reused
+    from another host matter: CPU hosts part ways in floating point within a few thousand
+    samples, so the same seed follows another path there."""
+    elsewhere: dict[str, list[str]] = {}
+    unknown = [label for label, host in runs if host is None]
+    for label, host in runs:
+        if host is not None and host != cpu:
+            elsewhere.setdefault(host, []).append(label)
+    parts = [f"{', '.join(labels)} on {host}" for host, labels in elsewhere.items()]
+    if unknown:
+        parts.append(f"not recorded for {', '.join(unknown)} (metrics written before runs "
+                     "named their machine)")  # fmt: skip
+    return None if not parts else "Runs trained elsewhere: " + "; ".join(parts) + "."
 
 
 def update_section(path: Path, name: str, body: str) -> None:

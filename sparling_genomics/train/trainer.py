@@ -56,7 +56,7 @@ from ..sparsity.cofiring import cofiring_term
 from ..tasks.registry import task_class
 from .checkpoint import checkpoint_payload, restore_trainer, save_checkpoint
 from .core_phase import train_core
-from .device import pick_device
+from .device import machine_description, pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
 from .rollback import StepProbation
@@ -402,6 +402,7 @@ class Trainer:
             "stopped_by": stopped_by,
             "identifiability": result.identifiability,
             "device": str(self.device),
+            "machine": machine_description(),  # the one that finished the run (device.py)
             "test_samples": result.samples,
         }
         write_metrics(self.out, metrics)

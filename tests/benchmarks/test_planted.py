@@ -26,6 +26,7 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
         assert rows[0]["forced_steps"] > 0 and rows[0]["stopped_by"]
         assert rows[0]["finish_by_samples"] == 320
         assert 0.5 < rows[0]["oracle_exact_match"] <= 1.0
+        assert rows[0]["trained_on"] == result["machine"]["cpu"]  # each run names its host
     # The oracle reads the data, not the model: one figure for runs on the same data.
     assert result["runs"]["block1"][0]["oracle_exact_match"] == (
         result["runs"]["sparling"][0]["oracle_exact_match"])  # fmt: skip
@@ -34,6 +35,7 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "| exact match | oracle | exact / oracle |" in text
     assert "| block1 | 0 |" in text and "- block1: end-to-end error" in text
     assert draw["identifiability_verdict"] in text
+    assert "Runs trained elsewhere" not in text  # all trained here
     assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
 
