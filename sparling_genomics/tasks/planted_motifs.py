@@ -174,7 +174,8 @@ DEFAULTS = {
         "finish_by_samples": 0,  # no deadline (above)
         # A step not recovered from within 50k samples (accuracy 0.02 under the one that took
         # it) is taken back and retaken smaller (train/rollback.py): seed 0 69.7 -> 96.7%
-        # (it had lost a motif at one step), the others as before (bench_runs/planted_i24h).
+        # (it had lost a motif at one step); but draw 2, on another host, was taken back 16
+        # times and ran out of samples at 59.6% (bench_runs/planted_i24h; rollback.py).
         "rollback_samples": 50_000,
     },
 }
