@@ -141,7 +141,8 @@ class PlantedModel:
 #: What planted sets in the shared ``train`` and ``annealing`` blocks.
 # The budget is samples: Algorithm 1 is a function of samples seen (the bar falls per sample),
 # so a run ends where its schedule ends (540k-755k samples on the default set, 665k-965k on
-# three 300-bp random draws) or at max_samples, on any machine; max_seconds is a cap for a
+# two of three 300-bp random draws) or at max_samples (1.5M: draw 2, whose steps were taken
+# back 16 times, bench_runs/planted_i24h), on any machine; max_seconds is a cap for a
 # machine far slower than 2 cores, reported when it ends a run. No annealing deadline
 # (finish_by_samples 0): with one at 450k seed 2 collapsed (forced steps while accuracy sat
 # at 0.63 left two channels dead: exact match 39.6% against 86.0% without;
@@ -181,7 +182,8 @@ DEFAULTS = {
 }
 
 PRESETS: dict[str, dict] = {
-    # Sized for 2 CPU cores: 10-30 minutes (540k-965k samples), by schedule.
+    # Sized for 2 CPU cores: 10-30 minutes (540k-965k samples) by schedule; 51 minutes where
+    # a run reached max_samples (planted_i24h draw 2).
     "cpu": {},
     # A bigger model and the paper's slower schedule, for a GPU.
     "paper": {

@@ -15,12 +15,12 @@ before): draw 1 no rollback, 90.50% (91.60% on Intel without the rule); **draw 2
 steps taken back, each smaller retake recovered and the next step failed again, so density came
 down in small steps that cost ~50k samples each, the 1.5M-sample cap ended the final phase and
 test exact match was 59.55% (without the rule: 89.95% on Intel, 87.65% on AMD with the
-earlier constant final learning rate). One cause read
-from the logs: the reference is the evaluation that cleared the bar, on average ~0.02 above the
-three evaluations before it (all four planted logs checked), as much as the tolerance, so
-"recovered" asks for an evaluation as lucky as that one. Next: a reference from a running mean
-of evaluations, and a cap on retakes per run. On DigitCircle's time budget it cost more than
-it gave (``docs/paper-domains.md``, attempt 15).
+earlier constant final learning rate). One cause read from the logs: the reference is the
+evaluation that cleared the bar, on average ~0.02 above the three evaluations before it (all
+four planted logs checked), as much as the tolerance, so "recovered" asks for an evaluation as
+lucky as that one. Next: a reference from a running mean of evaluations, and a cap on retakes
+per run. On DigitCircle's time budget it cost more than it gave (``docs/paper-domains.md``,
+attempt 15).
 
 With ``annealing.rollback_samples`` W (0 or unset: off) every step Algorithm 1 takes puts
 the run *on probation*: no further step is taken until validation accuracy comes back to
