@@ -52,10 +52,12 @@ class AnnealingSettings:
     finish_by_samples: int | None = bounded(None, min=0, optional=True, settable=True)
     # Take back a step the model has not recovered from (train/rollback.py): samples to wait
     # (None, not in the config, or 0: off), the accuracy drop that counts as recovered (None:
-    # 0.02) and the retries at a smaller step (None: 2). Settable in any task.
+    # 0.02), the retries at a smaller step (None: 2) and the rollbacks per run after which
+    # no step is watched (None: 4). Settable in any task.
     rollback_samples: int | None = bounded(None, min=0, optional=True, settable=True)
     rollback_tolerance: float | None = bounded(None, min=0, max=1, optional=True, settable=True)
     rollback_retries: int | None = bounded(None, min=0, optional=True, settable=True)
+    rollback_limit: int | None = bounded(None, min=0, optional=True, settable=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""

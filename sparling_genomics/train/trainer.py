@@ -218,6 +218,7 @@ class Trainer:
             if key in (result.motif or {}):
                 record[f"val_{key}"] = result.motif[key]
         s["init_best"] = max(s["init_best"], accuracy)
+        self.probation.observe(accuracy, self.annealer.density)
         verdict = self.probation.review(s["samples"], accuracy)  # the step on probation
         if verdict is not None:
             record["probation"] = verdict
@@ -243,8 +244,9 @@ class Trainer:
                 # The weights that cleared the bar, at the density they cleared it with:
                 # what a run stopped by its budget before annealing ends returns.
                 self.accepted_state = _snapshot(self.model)
-                self.probation.begin(self.accepted_state, self.optimizer, accuracy,
-                                     decision.density_before, s["samples"])  # fmt: skip
+                if not self.annealer.done:  # the final phase is the last step's recovery
+                    self.probation.begin(self.accepted_state, self.optimizer, accuracy,
+                                         decision.density_before, s["samples"])  # fmt: skip
             if decision.tightened:
                 self.model.set_density(self.annealer.density)
             if self.annealer.done:
@@ -365,8 +367,8 @@ class Trainer:
         self.save(LAST_CHECKPOINT)
         self.save(FINAL_CHECKPOINT)
         torch.set_num_threads(self.eval_threads)
-        # A budget that ends just after a rollback in the final phase leaves the annealer done
-        # but the run back in annealing, with the weights from before the retaken step.
+        # A run back in annealing (runs before the final step went unwatched could roll
+        # back out of the final phase) has not completed it, whatever the annealer says.
         complete = self.annealer.done and self.state["phase"] != "anneal"
         result = score_model(
             self.model, self.task, "test", batch_size=self.config.train.eval_batch_size,

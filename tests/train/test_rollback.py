@@ -13,9 +13,9 @@ from sparling_genomics.train.trainer import Trainer, _snapshot, train
 from .test_trainer import read_log, same_weights
 
 
-def _probation(samples=100, tolerance=0.02, retries=2):
+def _probation(samples=100, tolerance=0.02, retries=2, limit=None):
     settings = AnnealingSettings(rollback_samples=samples, rollback_tolerance=tolerance,
-                                 rollback_retries=retries)  # fmt: skip
+                                 rollback_retries=retries, rollback_limit=limit)  # fmt: skip
     return StepProbation.from_settings(settings)
 
 
@@ -62,6 +62,75 @@ def test_an_unrecovered_step_is_retaken_at_half_its_log_size_then_stands():
     summary = probation.summary()
     assert [row[0] for row in summary["retaken"]] == [1100, 1200]
     assert summary["steps_given_up"] == 1
+
+
+def test_the_reference_is_the_mean_of_the_last_evaluations_at_the_density_left():
+    """A step taken at a lucky evaluation is measured against the level the run held before
+    it, not against that evaluation; Algorithm 1's bar after a retake is still the step's."""
+    probation = _probation(samples=100)
+    annealer = SparsityAnnealer(start_density=0.5, stop_density=0.01, multiplier=0.75,
+                                initial_bar=0.9)  # fmt: skip
+    layer, optimizer = _optimizer()
+    for accuracy in (0.50, 0.80, 0.84):  # 0.50 falls out of the window of three
+        probation.observe(accuracy, 0.5)
+    probation.observe(0.92, 0.5)  # this one takes the step
+    decision = annealer.update(1000, 0.92)
+    assert decision.tightened
+    probation.begin(_snapshot(layer), optimizer, 0.92, decision.density_before, 1000)
+    assert probation.reference == pytest.approx((0.80 + 0.84 + 0.92) / 3)
+    probation.observe(0.82, annealer.density)  # a new density: a new window
+    assert probation.recent == [0.82]
+    assert probation.review(1050, 0.82) == "waiting"  # 0.8533 - 0.02 = 0.8333
+    assert probation.review(1100, 0.80) == "rollback"
+    probation.retake(annealer, 1100)
+    assert annealer.bar == 0.92
+    assert probation.review(1150, 0.834) == "recovered"
+
+
+def test_a_step_from_a_density_never_evaluated_is_measured_against_its_own_accuracy():
+    probation = _probation()
+    layer, optimizer = _optimizer()
+    probation.observe(0.7, 0.375)
+    probation.begin(_snapshot(layer), optimizer, 0.9, 0.5, 1000)
+    assert probation.reference == 0.9
+
+
+def test_after_its_limit_of_rollbacks_a_run_watches_no_step():
+    probation = _probation(samples=100, retries=2, limit=1)
+    annealer = SparsityAnnealer(start_density=0.5, stop_density=0.01, multiplier=0.75)
+    layer, optimizer = _optimizer()
+    annealer.update(1000, 1.0)
+    probation.begin(_snapshot(layer), optimizer, 1.0, 0.5, 1000)
+    assert probation.review(1100, 0.5) == "rollback"
+    probation.retake(annealer, 1100)
+    assert probation.spent
+    assert probation.review(1200, 0.5) == "gave_up"  # retries left, but the limit is spent
+    probation.begin(_snapshot(layer), optimizer, 0.9, annealer.density, 1300)
+    assert not probation.active and probation.review(10_000, 0.0) is None
+    summary = probation.summary()
+    assert summary["rollbacks"] == 1 and summary["limit"] == 1 and summary["limit_reached"]
+
+
+def test_the_step_that_ends_annealing_is_not_watched(tmp_path, monkeypatch):
+    """The final phase is that step's recovery: accuracy 0.9 when it is taken, 0.5 after,
+    and the run stays in the final phase with no probation and no rollback."""
+    real = trainer_module.evaluate_model
+    calls = []
+
+    def scripted(model, task, split, **kwargs):
+        result = real(model, task, split, **kwargs)
+        calls.append(0.9 if not calls else 0.5)
+        return dataclasses.replace(result, e2e={**result.e2e, task.accuracy_metric: calls[-1]})
+
+    monkeypatch.setattr(trainer_module, "evaluate_model", scripted)
+    # One step from 0.5 (0.375) ends annealing: another would pass under 0.3.
+    config = _tiny(rollback_samples=320, start_density=0.5, stop_density=0.3)
+    metrics = train(config, tmp_path / "run", progress=False)
+    log = read_log(tmp_path / "run")
+    assert log[0]["tightened"] and log[1]["phase"] == "final"
+    assert not any("probation" in r or "rolled_back" in r for r in log)
+    assert metrics["annealing"]["rollback"]["rollbacks"] == 0
+    assert metrics["annealing"]["complete"] is True
 
 
 def _tiny(**annealing):
@@ -173,8 +242,8 @@ def test_a_run_killed_on_probation_resumes_exactly(tmp_path, monkeypatch):
 
 
 def test_a_budget_ending_just_after_a_rollback_reports_annealing_incomplete(tmp_path):
-    """Taken back in the final phase, the run is annealing again with the weights from
-    before the step, even where the retaken step would end annealing."""
+    """Taken back after the annealer is done (runs could roll back out of the final phase
+    before its step went unwatched), the run is annealing and reports it as incomplete."""
     (tmp_path / "run").mkdir()
     trainer = Trainer(_tiny(rollback_samples=320), tmp_path / "run", progress=False)
     trainer.annealer.density = trainer.annealer.stop_density  # done
