@@ -18,7 +18,14 @@ from sparling_genomics.export.report import write_report
 from sparling_genomics.rundir import config_path, report_path
 from sparling_genomics.train.run_config import resolve_config
 
-from .report import machine_description, machine_line, pct, publish, run_or_resume
+from .report import (
+    machine_description,
+    machine_line,
+    machines_line,
+    pct,
+    publish,
+    run_or_resume,
+)
 
 #: The paper's means over 9 seeds (FNE, FPE, CE, E2EE) and its perturbation consistency.
 PAPER = {
@@ -148,6 +155,7 @@ def _figures(metrics: dict) -> dict:
         "stopped_by": metrics["stopped_by"],
         "plateau_restarts": metrics.get("plateau_restarts", 0),
         "identifiability": (metrics.get("identifiability") or {}).get("verdict"),
+        "trained_on": (metrics.get("machine") or {}).get("cpu"),  # None: not recorded
     }
 
 
@@ -206,6 +214,11 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
+    ]
+    elsewhere = machines_line([(f"seed {r['seed']}", r["ours"].get("trained_on"))
+                               for r in runs], result["machine"]["cpu"])  # fmt: skip
+    lines += [elsewhere, ""] if elsewhere else []
+    lines += [
         f"Command: `python -m benchmarks paper-domain --task {task} --out {out} "
         f"--preset {preset}{seed_args}{sets}`. JSON: `{out}/bench_{task}.json`; each run's "
         "report (Figure-4 plot: FNE/FPE/CE/E2EE against density) is its `report.html` (not "

@@ -67,10 +67,11 @@ def machines_line(runs: list[tuple[str, str | None]], cpu: str) -> str | None:
         if host is not None and host != cpu:
             elsewhere.setdefault(host, []).append(label)
     parts = [f"{', '.join(labels)} on {host}" for host, labels in elsewhere.items()]
+    sentences = ["Runs trained on another CPU: " + "; ".join(parts) + "."] if parts else []
     if unknown:
-        parts.append(f"not recorded for {', '.join(unknown)} (metrics written before runs "
-                     "named their machine)")  # fmt: skip
-    return None if not parts else "Runs trained elsewhere: " + "; ".join(parts) + "."
+        sentences.append(f"Machine not recorded for {', '.join(unknown)} (metrics written "
+                         "before runs named their machine).")  # fmt: skip
+    return " ".join(sentences) or None
 
 
 def update_section(path: Path, name: str, body: str) -> None:

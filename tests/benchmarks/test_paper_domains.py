@@ -19,6 +19,7 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     assert "<!-- bench:paper-digit_circle:start -->" in text and "| E2EE |" in text
     assert "python -m benchmarks paper-domain --task digit_circle" in text
     assert "trained on all torch threads with batch prefetching" in text  # tiny preset
+    assert "another CPU" not in text and "not recorded" not in text  # trained here
     # A second call reuses the finished run (a killed benchmark resumes, never retrains).
     before = (tmp_path / "out" / "digit_circle_seed0" / "metrics.json").read_bytes()
     run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md)
@@ -91,6 +92,7 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
             "wall_seconds": 60.0,
             "annealing": {"complete": True, "steps": 27},
             "stopped_by": "schedule",
+            **({"machine": {"cpu": "Another CPU"}} if seed else {}),  # seed 0: not recorded
         }
 
     monkeypatch.setattr(bench, "write_report", lambda run, path: path)
@@ -109,6 +111,8 @@ def test_several_seeds_are_judged_on_their_mean_and_each_is_published(tmp_path, 
     assert "| E2EE | 4.00% | 1.00% | 2.50% |" in text
     assert "Seeds that miss a floor on their own: seed 0 (E2EE)." in text
     assert "restarted" not in text
+    assert "Runs trained on another CPU: seed 1 on Another CPU." in text
+    assert "Machine not recorded for seed 0 " in text
     assert [r["floors_met"]["edit_error"] for r in result["runs"]] == [False, True]
     # One run that did not finish annealing voids every floor of the mean.
     monkeypatch.setattr(

@@ -35,7 +35,7 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "| exact match | oracle | exact / oracle |" in text
     assert "| block1 | 0 |" in text and "- block1: end-to-end error" in text
     assert draw["identifiability_verdict"] in text
-    assert "Runs trained elsewhere" not in text  # all trained here
+    assert "another CPU" not in text and "not recorded" not in text  # all trained here
     assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
 

@@ -17,5 +17,8 @@ def test_runs_from_another_machine_or_an_unrecorded_one_are_named():
     assert machines_line([("a seed 0", "Intel"), ("b seed 0", "Intel")], "Intel") is None
     line = machines_line([("a seed 0", "Intel"), ("b seed 0", "AMD"), ("c seed 1", None),
                           ("d seed 2", "AMD")], "Intel")  # fmt: skip
-    assert line.startswith("Runs trained elsewhere: b seed 0, d seed 2 on AMD; ")
-    assert "not recorded for c seed 1" in line and "a seed 0" not in line
+    assert line.startswith("Runs trained on another CPU: b seed 0, d seed 2 on AMD. ")
+    assert "Machine not recorded for c seed 1" in line and "a seed 0" not in line
+    only_unknown = machines_line([("a seed 0", "Intel"), ("c seed 1", None)], "Intel")
+    assert only_unknown.startswith("Machine not recorded for c seed 1")
+    assert "another CPU" not in only_unknown
