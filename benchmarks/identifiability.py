@@ -13,6 +13,7 @@ import json
 import time
 from pathlib import Path
 
+from sparling_genomics.evaluate.identifiability import IDLE_SHARE, idle_channels
 from sparling_genomics.rundir import FINAL_CHECKPOINT, checkpoint_path, metrics_path
 
 from .report import machine_description, machine_line, pct, publish
@@ -56,6 +57,8 @@ def check_run(run: Path) -> dict:
         "min_alpha": nec.get("min_alpha"),
         "unnecessary": nec.get("unnecessary"),
         "dead": channels.get("dead"),
+        # From the stored alphas: runs checked before idle channels were named have them too.
+        "idle": idle_channels(channels.get("alpha") or {}),
         "density_spread": channels.get("density_spread"),
     }
 
@@ -98,25 +101,29 @@ def _markdown(result: dict, folders: list[Path], out: Path) -> str:
         "zeroing it changes the output on some of 512 test inputs, 64 windows for splicing). "
         "Runs trained since the "
         "check carry it in `metrics.json`; older runs are rescored from their final weights "
-        "where those are on disk, and are listed as not checked where they are not.",
+        "where those are on disk, and are listed as not checked where they are not. Idle: "
+        f"channels needed on some inputs but with alpha under {IDLE_SHARE:g}x the median "
+        "channel's (a warning, not a condition of the theorem; on the planted task the mark "
+        "of a motif lost while another channel carries two).",
         "",
         f"Met {counts['met']}, fails {counts['fails']}, not checkable {counts['unknown']}, "
         f"no sparse layer {counts['not_applicable']}, not checked {counts['not_checked']}.",
         "",
         "| run | task | seed | status | density / true | E2E error | smallest alpha "
-        "| never needed | dead | density spread |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| never needed | dead | idle | density spread |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in result["runs"]:
         if not r["checked"]:
             lines.append(f"| `{r['run']}` | {r['task']} | {r['seed']} | not checked "
-                         "(weights not on disk) | | | | | | |")  # fmt: skip
+                         "(weights not on disk) | | | | | | | |")  # fmt: skip
             continue
         lines.append(
             f"| `{r['run']}` | {r['task']} | {r['seed']} | {r['status']} "
             f"| {_fmt(r.get('density_ratio'))} | {pct(r.get('error'))} "
             f"| {_fmt(r.get('min_alpha'), '.3f')} | {', '.join(r.get('unnecessary') or []) or '-'}"
-            f" | {', '.join(r.get('dead') or []) or '-'} | {_fmt(r.get('density_spread'), '.1f')} |"
+            f" | {', '.join(r.get('dead') or []) or '-'} | {', '.join(r.get('idle') or []) or '-'}"
+            f" | {_fmt(r.get('density_spread'), '.1f')} |"
         )
     verdicts = [r for r in result["runs"] if r.get("verdict")]
     if verdicts:

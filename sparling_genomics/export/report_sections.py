@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..evaluate.identifiability import idle_channels
 from ..io import safe_child
 from ..rundir import FAMILIES_DIR, MOTIFS_MEME
 from .figures import positional_metaplot
@@ -240,6 +241,8 @@ def identifiability_section(block: dict | None) -> list[str]:
             "<p>Per channel: alpha = share of inputs whose output changes when the channel "
             "is dropped; density = share of its positions that are active "
             f"(dead: {html.escape(', '.join(channels.get('dead') or [])) or 'none'}; "
+            f"idle, alpha under a fifth of the median: "
+            f"{html.escape(', '.join(channels.get('idle', idle_channels(alpha)))) or 'none'}; "
             f"spread {fmt(channels.get('density_spread'), 3)}x).</p>"
             f"<table><tr><th>channel</th><th>alpha</th><th>density</th></tr>{cells}</table>"
         )

@@ -35,9 +35,11 @@ def test_every_run_gets_its_verdict_or_is_listed_as_not_checked(tmp_path):
     assert rows["older"]["rescore_seconds"] is not None
     assert json.loads((runs / "older" / "metrics.json").read_text())["identifiability"] == (
         metrics["identifiability"])  # fmt: skip
+    assert rows["fresh"]["idle"] == metrics["identifiability"]["channels"]["idle"]
     assert rows["gone"]["checked"] is False and "status" not in rows["gone"]
     assert result["counts"]["not_checked"] == 1
     assert sum(result["counts"].values()) == 3
     text = md.read_text()
     assert "<!-- bench:identifiability:start -->" in text and "not checked" in text
+    assert "| dead | idle | density spread |" in text
     assert metrics["identifiability"]["verdict"] in text

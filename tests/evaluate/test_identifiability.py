@@ -8,7 +8,11 @@ import torch
 from torch import nn
 
 from sparling_genomics.evaluate.evaluation import score_model
-from sparling_genomics.evaluate.identifiability import check_identifiability
+from sparling_genomics.evaluate.identifiability import (
+    check_identifiability,
+    identifiability_verdict,
+    idle_channels,
+)
 from sparling_genomics.models.heads import ctc_greedy_decode
 from sparling_genomics.models.sparling import SparlingModel
 from sparling_genomics.tasks.base import Batch, Task
@@ -105,6 +109,7 @@ def test_conditions_hold_when_every_channel_carries_its_symbol_at_the_true_densi
     assert abs(result["conditions"]["density"]["ratio"] - 1.0) < 1e-6
     assert result["channels"]["dead"] == [] and set(result["channels"]["alpha"]) == {
         "0", "1", "2", "3"}  # fmt: skip
+    assert result["channels"]["idle"] == [] and "warning" not in result["verdict"]
 
 
 def test_a_dead_channel_fails_necessity_by_name():
@@ -164,3 +169,25 @@ def test_a_tiny_planted_model_with_a_channel_silenced_fails_on_that_channel():
     assert "2" in result["channels"]["dead"] and "2" in result["conditions"]["necessity"][
         "unnecessary"]  # fmt: skip
     assert result["channels"]["alpha"]["2"] == 0.0
+
+
+def test_idle_channels_are_those_far_below_the_median_but_not_unneeded():
+    alpha = {"0": 0.30, "1": 0.33, "2": 0.35, "3": 0.023, "4": 0.0}
+    assert idle_channels(alpha) == ["3"]  # "4" is unnecessary (a condition), not idle
+    assert idle_channels({"0": 0.3, "1": 0.01}) == []  # too few channels for a median
+    assert idle_channels({"0": 0.0, "1": 0.0, "2": 0.01}) == []  # median 0
+    assert idle_channels({"0": 0.30, "1": 0.33, "2": 0.07}) == []  # 0.07 > 0.2 * 0.30
+
+
+def test_an_idle_channel_warns_without_failing_the_theorems_conditions():
+    """Planted draw 2 on one host: channel 6 changed the output on 2.3% of inputs against a
+    median of 32%, while channel 0 carried two motifs; every condition was met but one."""
+    necessity = {"inputs": 512, "channels": ["0", "1", "2", "3"],
+                 "alpha": [0.32, 0.34, 0.30, 0.023], "density": [0.002] * 4}  # fmt: skip
+    block = identifiability_verdict(receptive_field=19, measured_density=0.002,
+                                    true_density=0.002, error=0.05,
+                                    necessity=necessity)  # fmt: skip
+    assert block["status"] == "met" and block["channels"]["idle"] == ["3"]
+    assert block["verdict"].startswith("conditions met")
+    assert "warning: channel(s) 3 change the output on at most 2.3% of inputs" in block[
+        "verdict"]  # fmt: skip
