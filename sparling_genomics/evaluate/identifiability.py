@@ -22,11 +22,14 @@ trained run can check without knowing its motifs:
 * **idle channels** (a warning, not one of the theorem's conditions) -- a channel whose alpha
   is above 0 but under ``IDLE_SHARE`` (a fifth) of the median channel's: it meets necessity
   on paper, but a bound that scales with 1/alpha says little, and on the planted task it is
-  the mark of a lost motif: a channel left idle while another carries two motifs. Over the
-  52 planted runs in ``bench_runs`` with the check (2026-12-04), the 11 with an idle channel
-  scored 38.5-91.3% test exact match (10 of them <= 80.6%; their smallest alpha 0-16% of the
-  median), the 41 without one 80.6-97.4% (smallest alpha >= 35% of the median). It needs
-  no labels, so it is the one sign of that failure a run on a real genome can give.
+  the mark of a lost motif: a channel left idle while another carries two motifs (in the
+  five such runs with per-motif figures, the channel carrying two was the one with the
+  highest alpha in four, the second highest in one). Over the 54 planted runs in
+  ``bench_runs`` with the check (2026-12-04): the 7 with an idle channel scored 59.6-91.3%
+  test exact match (6 of them under 80%; smallest alpha 0.6-16% of the median), the 4 with a
+  channel never needed (alpha 0) 38.5-80.6%, the 43 others 80.6-97.4% (smallest alpha >= 35%
+  of the median). It needs no labels, so it is the one sign of that failure a run on a real
+  genome can give.
 
 Non-overlap and sufficiency are properties of the data, not of a run: reported as assumed.
 The verdict is "conditions met: motif errors are bounded by the end-to-end error" or names

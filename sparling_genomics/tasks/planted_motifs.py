@@ -177,14 +177,15 @@ DEFAULTS = {
         # last evaluations before it) is taken back and retaken smaller, at most 4 times a
         # run; the step into the final phase is not watched (train/rollback.py). The first
         # form (reference: the step's own evaluation, no cap) took seed 0 69.7 -> 96.7% but
-        # took draw 2 back 16 times, to 59.6% (bench_runs/planted_i24h).
+        # took draw 2 back 16 times, to 59.6% (bench_runs/planted_i24h); this one, one host:
+        # 97.3/97.1/78.1% and draws 90.5/72.4/83.4% (planted_i24i).
         "rollback_samples": 50_000,
     },
 }
 
 PRESETS: dict[str, dict] = {
-    # Sized for 2 CPU cores: 10-30 minutes (540k-965k samples) by schedule; 51 minutes where
-    # a run reached max_samples (planted_i24h draw 2).
+    # Sized for 2 CPU cores: 8-30 minutes (495k-965k samples) by schedule (planted_i24h,
+    # planted_i24i); the first form of the rollback rule once ran draw 2 to max_samples (51 min).
     "cpu": {},
     # A bigger model and the paper's slower schedule, for a GPU.
     "paper": {
