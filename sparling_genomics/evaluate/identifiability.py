@@ -125,7 +125,7 @@ def _outputs(task: Task, logits: torch.Tensor) -> list:
 def idle_channels(alpha: dict[str, float], share: float = IDLE_SHARE) -> list[str]:
     """Channels needed on some inputs (alpha > 0) but on under ``share`` of the median
     channel's share of them; none with fewer than three channels or a median of 0."""
-    values = sorted(alpha.values())
+    values = list(alpha.values())
     if len(values) < 3:
         return []
     median = float(np.median(values))
