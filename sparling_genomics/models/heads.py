@@ -14,6 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .split import RowEdit, norm_edits
+
 
 class CTCSequenceHead1D(nn.Module):
     """Conv stack over the sparse map, max-pooled to frames, then per-frame logits."""
@@ -44,6 +46,12 @@ class CTCSequenceHead1D(nn.Module):
             [nn.Conv1d(hidden, hidden, 3, padding=1) for _ in range(layers)]
         )
         self.out = nn.Conv1d(hidden, classes + 1, 1)
+
+    def split_edits(self, source: list[int], target: list[int]) -> list[RowEdit]:
+        """Channels ``target`` read as copies of ``source``, the two sharing the source's
+        input weights (``models/split.py``)."""
+        gain = [] if self.gain is None else [RowEdit(self.gain, 0, source, target)]
+        return [*gain, RowEdit(self.inp.weight, 1, source, target, share=True)]
 
     def forward(self, m: torch.Tensor) -> torch.Tensor:
         if self.gain is not None:
@@ -145,6 +153,13 @@ class PolarCTCHead(nn.Module):
             nn.GRU(hidden, hidden // 2, batch_first=True, bidirectional=True) if recurrent else None
         )
         self.out = nn.Conv1d(hidden, classes + 1, 1)
+
+    def split_edits(self, source: list[int], target: list[int]) -> list[RowEdit]:
+        """Channels ``target`` read as copies of ``source`` (gain and ring statistics copied,
+        the input weights shared: ``models/split.py``)."""
+        return [RowEdit(self.gain, 0, source, target),
+                *norm_edits(self.ring_norm, source, target),
+                RowEdit(self.inp.weight, 1, source, target, share=True)]  # fmt: skip
 
     def ring(self, m: torch.Tensor) -> torch.Tensor:
         """The map summed per (radius, angle) bin: ``(N, K, radii, angles)``."""

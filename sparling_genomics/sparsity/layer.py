@@ -55,7 +55,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..errors import ConfigError
-from .blocks import block_norms, check_block_size, spread_blocks
+from ..models.split import RowEdit
+from .blocks import block_channels, block_norms, check_block_size, spread_blocks
 from .budget import budget_thresholds, check_share_range, share_hits
 from .quantile import check_density, upper_quantile
 from .rules import competition_winners, contest, local_max, strand_rule
@@ -386,6 +387,18 @@ class SpatialSparsity(nn.Module):
             self._warm.fill_(True)
 
     # -- checkpointing of the accumulation buffer -----------------------------------------
+    def split_edits(self, source: int, target: int) -> list:
+        """The rows that make motif (channel or block) ``target`` a copy of ``source``:
+        normalisation statistics (and affine weights) per channel; the threshold and pending
+        quantile values per motif, when thresholds are per motif (``models/split.py``)."""
+        s, t = block_channels(source, self.block_size), block_channels(target, self.block_size)
+        names = ("running_mean", "running_var", "weight", "bias")
+        edits = [RowEdit(x, 0, s, t) for n in names if (x := getattr(self, n, None)) is not None]
+        if self.per_channel:
+            rows = [self.thresholds, *self._pending]
+            edits += [RowEdit(x, 0, [source], [target]) for x in rows]
+        return edits
+
     def get_extra_state(self) -> dict:
         return {
             "pending": [t.detach().cpu().clone() for t in self._pending],

@@ -180,6 +180,9 @@ DEFAULTS = {
         # took draw 2 back 16 times, to 59.6% (bench_runs/planted_i24h); this one, one host:
         # 97.3/97.1/78.1% and draws 90.5/72.4/83.4% (planted_i24i).
         "rollback_samples": 50_000,
+        # Every 50k samples once the density is within 8x the true one, the busiest motif is
+        # split into an idle one (at most 2 a run; train/channel_split.py).
+        "split_samples": 50_000,
     },
 }
 

@@ -110,6 +110,7 @@ def checkpoint_payload(trainer) -> dict:
         "best_model": trainer.best_state,
         "accepted_model": trainer.accepted_state,
         "rollback": trainer.probation.state_dict(),
+        "split": trainer.splitter.state_dict(),
         **({} if trainer.core_optimizer is None
            else {"core_optimizer": trainer.core_optimizer.state_dict()}),
     }  # fmt: skip
@@ -131,6 +132,8 @@ def restore_trainer(trainer, path: Path) -> None:
         trainer.accepted_state = payload.get("accepted_model")
         if "rollback" in payload:  # checkpoints written before rollback.py have none
             trainer.probation.load_state_dict(payload["rollback"])
+        if "split" in payload:  # nor before channel_split.py
+            trainer.splitter.load_state_dict(payload["split"])
         if trainer.core_optimizer is not None:
             trainer.core_optimizer.load_state_dict(payload["core_optimizer"])
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:

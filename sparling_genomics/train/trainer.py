@@ -54,6 +54,7 @@ from ..rundir import (
 from ..sparsity.annealing import SparsityAnnealer
 from ..sparsity.cofiring import cofiring_term
 from ..tasks.registry import task_class
+from .channel_split import IdleSplit
 from .checkpoint import checkpoint_payload, restore_trainer, save_checkpoint
 from .core_phase import train_core
 from .device import machine_description, pick_device
@@ -129,6 +130,8 @@ class Trainer:
             finish_by_samples=(a.finish_by_samples or 0) if self.annealing else 0,
         )
         self.probation = StepProbation.from_settings(a)  # rollback.py; off unless set
+        self.splitter = IdleSplit.from_settings(a)  # channel_split.py; off unless set
+        self.splitter.check_model(self.model)  # fails before a run starts
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
         self.optimizer = make_optimizer(self.model.trainable_parameters(), self.config.train)
@@ -255,6 +258,8 @@ class Trainer:
         elif accuracy > s["best_final_accuracy"]:
             s["best_final_accuracy"] = accuracy
             self.best_state = _snapshot(self.model)
+        if "restart" not in record and "rolled_back" not in record:
+            record.update(self.splitter.review(self, s["samples"]))  # channel_split.py
         if self.model.sparse is not None:
             record["threshold_mean"] = float(self.model.sparse.thresholds.mean())
         s["loss_sum"], s["loss_count"] = 0.0, 0
@@ -400,6 +405,7 @@ class Trainer:
                 "final_bar": self.annealer.bar,
                 "stop_density": self.annealer.stop_density,
                 **({"rollback": self.probation.summary()} if self.probation.enabled else {}),
+                **({"split": self.splitter.summary()} if self.splitter.enabled else {}),
             },
             "stopped_by": stopped_by,
             "identifiability": result.identifiability,

@@ -1,0 +1,129 @@
+"""Splitting the busiest motif into an idle one during training (the idle-channel rule).
+
+Seen on the planted task (``bench_runs/planted_i24i``): a run can end with one motif channel
+carrying two of the planted motifs and another channel idle: ``h`` needs it on under a fifth of
+the inputs a median channel is needed on (``evaluate/identifiability.py``). Near the true
+density the shared channel has one motif's firing budget, so it misses sites of both (seed 2:
+FNE 9%, test exact match 78.1%), and neither more training nor a smaller density step gives
+the motif back: 100k more samples on seed 2's final weights left it at 77.4%. Copying the
+busiest channel into the idle one (``models/split.py``) and training 75k samples took the same
+weights to 97% validation exact match, the two copies each taking one motif (test 95.4%
+after 150k); draw 2 likewise.
+
+The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density is at most
+``split_within`` (8) x the stop density, at the first evaluation with no step on probation
+(``rollback.py``) and every W samples after (so a split gets W samples before the next
+look), the learned motifs' alphas are measured on the first 512 validation inputs
+(``channel_necessity``: the share of inputs whose output changes when the motif is dropped).
+When the least-needed motif's alpha is under a fifth of the median's (dead ones included) and
+there are at least three motifs, the motif with the highest alpha is split into it. At most
+``split_limit`` (2) splits a run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from ..errors import ConfigError
+from ..evaluate.identifiability import IDLE_SHARE, channel_necessity
+from ..models.split import apply_split, split_edits
+from ..sparsity.annealing import AnnealingSettings
+
+DEFAULT_WITHIN = 8.0  # checks start once the density is at most this x the stop density
+DEFAULT_LIMIT = 2  # splits per run
+NOISE = 0.05  # relative noise that moves the two copies' g filters apart
+
+
+def pick_split(alpha: list[float], share: float = IDLE_SHARE) -> tuple[int, int] | None:
+    """(source, target) motifs: the most needed one and the least needed one when the latter's
+    alpha is under ``share`` x the median (0 included); None with fewer than three motifs, a
+    median of 0 or no such motif."""
+    if len(alpha) < 3:
+        return None
+    median = float(np.median(alpha))
+    target = int(np.argmin(alpha))
+    if median <= 0 or alpha[target] >= share * median:
+        return None
+    return int(np.argmax(alpha)), target
+
+
+@dataclass
+class IdleSplit:
+    """The rule's settings and what it has done (``log``: samples, source, target and their
+    alphas, density of each split)."""
+
+    samples: int = 0  # W; 0: off
+    within: float = DEFAULT_WITHIN
+    limit: int = DEFAULT_LIMIT
+    splits: int = 0
+    since: int = -1  # samples at the last look (-1: none yet)
+    log: list = field(default_factory=list)
+
+    @classmethod
+    def from_settings(cls, a: AnnealingSettings) -> IdleSplit:
+        within = DEFAULT_WITHIN if a.split_within is None else a.split_within
+        limit = DEFAULT_LIMIT if a.split_limit is None else a.split_limit
+        return cls(samples=a.split_samples or 0, within=float(within), limit=int(limit))
+
+    @property
+    def enabled(self) -> bool:
+        return self.samples > 0
+
+    def check_model(self, model) -> None:
+        """Fail before training when the rule is on but ``model`` cannot be split."""
+        if self.enabled and model.learned >= 2:
+            split_edits(model, 0, 1)  # a ConfigError names the part that cannot
+
+    def due(self, samples: int, density: float | None, stop_density: float) -> bool:
+        """Whether this evaluation looks for an idle motif (every W samples)."""
+        return (
+            self.enabled
+            and self.splits < self.limit
+            and density is not None
+            and density <= self.within * stop_density
+            and (self.since < 0 or samples - self.since >= self.samples)
+        )
+
+    def review(self, trainer, samples: int) -> dict:
+        """At an evaluation: split the busiest motif into an idle one when due (the
+        trainer's model and optimizer); the log record's additions (empty when nothing)."""
+        model = trainer.model
+        if trainer.probation.active or not self.due(
+            samples, model.density, trainer.stop_density
+        ):
+            return {}
+        necessity = channel_necessity(
+            model, trainer.task, "val", batch_size=trainer.config.train.eval_batch_size,
+            device=trainer.device,
+        )  # fmt: skip
+        alpha = necessity["alpha"][: model.learned]  # not a supplied core's channels
+        self.since = samples
+        pick = pick_split(alpha)
+        if pick is None:
+            return {}
+        source, target = pick
+        generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + self.splits)
+        apply_split(model, source, target, optimizer=trainer.optimizer, noise=NOISE,
+                    generator=generator)  # fmt: skip
+        self.splits += 1
+        entry = [samples, source, target, alpha[source], alpha[target], model.density]
+        self.log.append(entry)
+        return {"split": {"source": source, "target": target,
+                          "alpha": [alpha[source], alpha[target]]}}  # fmt: skip
+
+    def state_dict(self) -> dict:
+        return asdict(self)
+
+    def load_state_dict(self, state: dict) -> None:
+        for key, value in state.items():
+            if not hasattr(self, key):
+                raise ConfigError(f"unknown split state key {key!r}")
+            setattr(self, key, value)
+
+    def summary(self) -> dict:
+        """What ``metrics.json`` reports (``annealing.split``)."""
+        return {"samples": self.samples, "within": self.within, "limit": self.limit,
+                "splits": self.splits, "log": self.log}  # fmt: skip

@@ -1,0 +1,117 @@
+import pytest
+import torch
+
+from sparling_genomics.errors import ConfigError
+from sparling_genomics.models.heads import CTCSequenceHead1D
+from sparling_genomics.sparsity.annealing import AnnealingSettings
+from sparling_genomics.train import channel_split
+from sparling_genomics.train.channel_split import IdleSplit, pick_split
+from sparling_genomics.train.checkpoint import load_checkpoint
+from sparling_genomics.train.run_config import resolve_config
+from sparling_genomics.train.trainer import Trainer, train
+
+from .test_trainer import read_log, same_weights
+
+
+def test_pick_split_takes_the_busiest_motif_into_an_idle_or_dead_one():
+    assert pick_split([0.3, 0.4, 0.05, 0.35]) == (1, 2)  # 0.05 < 0.2 x median 0.325
+    assert pick_split([0.3, 0.4, 0.0, 0.35]) == (1, 2)  # a dead motif too
+    assert pick_split([0.3, 0.4, 0.07, 0.35]) is None  # 0.07 >= 0.065
+    assert pick_split([0.4, 0.0]) is None  # fewer than three motifs
+    assert pick_split([0.0, 0.0, 0.0, 0.4]) is None  # median 0: nothing to compare with
+
+
+def test_the_rule_is_off_unless_set_and_looks_every_w_samples_within_its_density():
+    assert not IdleSplit.from_settings(AnnealingSettings()).due(10**6, 1e-3, 1e-3)
+    rule = IdleSplit.from_settings(AnnealingSettings(split_samples=100, split_limit=1))
+    assert rule.within == 8.0
+    assert not rule.due(500, 0.0081, 0.001)  # above 8 x the stop density
+    assert rule.due(500, 0.008, 0.001)
+    rule.since = 500
+    assert not rule.due(599, 0.002, 0.001) and rule.due(600, 0.002, 0.001)
+    rule.splits = 1
+    assert not rule.due(10**6, 0.002, 0.001)  # its limit spent
+    assert not rule.due(10**6, None, 0.001)  # no sparse layer
+
+
+def _tiny(**annealing):
+    return resolve_config("planted", "tiny", overrides=[
+        {"data": {"background": "iid"}, "annealing": {"split_within": 1000, **annealing}},
+        {"train": {"max_samples": 2400, "final_samples": 800}},
+    ])  # fmt: skip
+
+
+def _scripted_necessity(monkeypatch, idle=2):
+    """Motif ``idle`` never needed, the others equally: the rule sees an idle motif every
+    time it looks (and its source is the first of the busiest, motif 0)."""
+    looks = []
+
+    def necessity(model, task, split, **kwargs):
+        looks.append(split)
+        alpha = [0.0 if c == idle else 0.3 for c in range(model.learned)]
+        return {"channels": [str(c) for c in range(model.learned)], "alpha": alpha}
+
+    monkeypatch.setattr(channel_split, "channel_necessity", necessity)
+    return looks
+
+
+def test_a_run_splits_its_busiest_motif_into_an_idle_one(tmp_path, monkeypatch):
+    looks = _scripted_necessity(monkeypatch)
+    copies = []
+    apply = channel_split.apply_split
+
+    def watched(model, source, target, **kwargs):
+        apply(model, source, target, **kwargs)
+        w = model.g.out.weight.detach()
+        b = model.block_size
+        copies.append(torch.allclose(w[target * b:(target + 1) * b], w[source * b:(source + 1) * b],
+                                     rtol=0.3, atol=1e-4))  # fmt: skip
+
+    monkeypatch.setattr(channel_split, "apply_split", watched)
+    metrics = train(_tiny(split_samples=320, split_limit=2), tmp_path / "run", progress=False)
+    log = read_log(tmp_path / "run")
+    splits = [(r["samples"], r["split"]["source"], r["split"]["target"]) for r in log
+              if "split" in r]  # fmt: skip
+    assert splits == [(160, 0, 2), (480, 0, 2)]  # every 320 samples, then its limit
+    assert len(looks) == 2 and copies == [True, True]
+    summary = metrics["annealing"]["split"]
+    assert summary["splits"] == 2 and [e[:3] for e in summary["log"]] == [[160, 0, 2], [480, 0, 2]]
+
+
+def test_a_run_without_the_rule_never_looks(tmp_path, monkeypatch):
+    looks = _scripted_necessity(monkeypatch)
+    metrics = train(_tiny(split_samples=0), tmp_path / "run", progress=False)
+    assert looks == [] and "split" not in metrics["annealing"]
+    assert not any("split" in r for r in read_log(tmp_path / "run"))
+
+
+def test_a_run_killed_after_a_split_resumes_exactly(tmp_path, monkeypatch):
+    _scripted_necessity(monkeypatch)
+    config = _tiny(split_samples=320, split_limit=2)
+    torch.set_num_threads(1)
+    train(config, tmp_path / "whole", progress=False)
+    log = Trainer._log
+
+    def dies_after_the_first_split(self, record):
+        log(self, record)
+        if record["samples"] >= 320:
+            self.save()
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "_log", dies_after_the_first_split)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "killed", progress=False)
+    monkeypatch.setattr(Trainer, "_log", log)
+    train(config, tmp_path / "killed", resume=True, progress=False)
+    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
+    a = load_checkpoint(tmp_path / "killed" / "checkpoints" / "final.pt")["model"]
+    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
+    assert same_weights(a, b)
+
+
+def test_a_model_that_cannot_split_fails_before_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(CTCSequenceHead1D, "split_edits", None)
+    (tmp_path / "run").mkdir()
+    with pytest.raises(ConfigError, match="head that can share its inputs"):
+        Trainer(_tiny(split_samples=320), tmp_path / "run", progress=False)
+    Trainer(_tiny(split_samples=0), tmp_path / "run", progress=False)  # off: no check
