@@ -51,6 +51,9 @@ def _flat(metrics: dict) -> dict:
         "finish_by_samples": metrics["annealing"].get("finish_by_samples"),
         # Steps taken back and retaken smaller (train/rollback.py); None: the rule was off.
         "rollbacks": (metrics["annealing"].get("rollback") or {}).get("rollbacks"),
+        # Motifs split into idle ones (train/channel_split.py): [samples, source, target,
+        # their alphas, density] each; None: the rule was off.
+        "splits": (metrics["annealing"].get("split") or {}).get("log"),
         "stopped_by": metrics["stopped_by"],
         "identifiability": (metrics.get("identifiability") or {}).get("status"),
         "identifiability_verdict": (metrics.get("identifiability") or {}).get("verdict"),
@@ -207,7 +210,8 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         "",
         "| run | seed | exact match | oracle | exact / oracle | E2EE | FNE | FPE | CE (1:1) "
         "| CE (many:1) "
-        "| density | density / true | steps (forced; rolled back) | stopped by | identifiability "
+        "| density | density / true | steps (forced; rolled back; split) | stopped by "
+        "| identifiability "
         "| samples | minutes |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -217,7 +221,8 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
             deadline = r.get("finish_by_samples")
             steps = f"{r.get('annealing_steps', '-')} ({r.get('forced_steps') or 0}" + (
                 f", deadline {deadline // 1000}k" if deadline else "") + (
-                "" if r.get("rollbacks") is None else f"; {r['rollbacks']} rolled back") + ")"
+                "" if r.get("rollbacks") is None else f"; {r['rollbacks']} rolled back") + (
+                "" if r.get("splits") is None else f"; {len(r['splits'])} split") + ")"
             # fmt: skip
             oracle = r.get("oracle_exact_match")
             share = "-" if not oracle else f"{r['exact_match'] / oracle:.3f}"
@@ -240,6 +245,11 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         if name.startswith("draw"):
             lines.append("")
             lines.append(f"- {name}: {', '.join(rows[0]['motifs'])}.")
+    splits = [(name, r) for name, rows in runs.items() for r in rows if r.get("splits")]
+    if splits:
+        lines += ["", "Motifs split into idle ones (`train/channel_split.py`; motif, alpha):", ""]
+        lines += [f"- {name} seed {r['seed']}: " + "; ".join(_split_text(e) for e in r["splits"])
+                  for name, r in splits]  # fmt: skip
     verdicts = [(name, r) for name, rows in runs.items() for r in rows
                 if r.get("identifiability_verdict")]  # fmt: skip
     if verdicts:
@@ -277,3 +287,10 @@ def _preset_deadline(preset: str) -> str:
     """The preset's annealing deadline, in words."""
     value = resolve_config("planted", preset).annealing.finish_by_samples
     return f"finish_by_samples {value}" if value else "no deadline (Algorithm 1 alone)"
+
+
+def _split_text(entry: list) -> str:
+    """One split of a run's log: where, which motif into which, their alphas, the density."""
+    samples, source, target, alpha_source, alpha_target, density = entry
+    return (f"{source} ({alpha_source:.1%}) into {target} ({alpha_target:.1%}) at "
+            f"{samples // 1000}k samples, density {density:.3g}")  # fmt: skip

@@ -28,8 +28,10 @@ four). All six runs on the AMD
 host: seeds 0/1/2 97.25/97.10/78.10%, draws 1/2/3 90.50/72.40/83.40% (draw 2: 59.55 -> 72.40%
 against the first form on the same host; BENCHMARKS.md "Planted motifs"). Seed 2 and draw 2
 still lost a motif: one channel carries two and another is idle (``evaluate/
-identifiability.py``), and a smaller step does not give it back. On DigitCircle's time budget
-the rule cost more than it gave (``docs/paper-domains.md``, attempt 15).
+identifiability.py``), and a smaller step does not give it back; the idle-split rule
+(``channel_split.py``) does (seed 2 78.10 -> 96.75%, draw 2 72.40 -> 89.25%; planted_i24j).
+On DigitCircle's time budget the rule cost more than it gave (``docs/paper-domains.md``,
+attempt 15).
 
 With ``annealing.rollback_samples`` W (0 or unset: off) every step Algorithm 1 takes, but the
 one that ends annealing, puts the run *on probation*: no further step is taken until

@@ -4,7 +4,7 @@ identifiability status."""
 
 import json
 
-from benchmarks.planted import draw_motifs, run_planted_benchmark
+from benchmarks.planted import _markdown, draw_motifs, run_planted_benchmark
 
 
 def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
@@ -38,6 +38,12 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "another CPU" not in text and "not recorded" not in text  # all trained here
     assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
+    # The planted presets split idle motifs (train/channel_split.py): each row lists its splits.
+    assert all(isinstance(rows[0]["splits"], list) for rows in result["runs"].values())
+    result["runs"]["draw1"][0]["splits"] = [[180_000, 5, 1, 0.436, 0.0, 0.0169]]
+    text = _markdown(result, tmp_path / "out", "tiny", [0])
+    assert "; 1 split) |" in text
+    assert "- draw1 seed 0: 5 (43.6%) into 1 (0.0%) at 180k samples, density 0.0169" in text
 
 
 def test_a_run_with_overrides_is_a_variant_with_its_own_section(tmp_path):
