@@ -6,9 +6,11 @@ the inputs a median channel is needed on (``evaluate/identifiability.py``). Near
 density the shared channel has one motif's firing budget, so it misses sites of both (seed 2:
 FNE 9%, test exact match 78.1%), and neither more training nor a smaller density step gives
 the motif back: 100k more samples on seed 2's final weights left it at 77.4%. Copying the
-busiest channel into the idle one (``models/split.py``) and training 75k samples took the same
-weights to 97% validation exact match, the two copies each taking one motif (test 95.4%
-after 150k); draw 2 likewise.
+busiest channel into the idle one (``models/split.py``) and training 50k samples took the same
+weights to 0.96 validation exact match, the two copies each taking one motif (test 97.1% after
+150k; ``scripts/try_split.py``); draw 2 likewise (0.71 -> 0.85). Trained with the rule on one
+host (``bench_runs/planted_i24j``): seed 2 78.10 -> 96.75%, draw 2 72.40 -> 89.25%, but draw 1
+90.50 -> 84.90%: a look mid-annealing can find an idleness that would have passed.
 
 The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density is at most
 ``split_within`` (8) x the stop density, at the first evaluation with no step on probation
