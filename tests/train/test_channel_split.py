@@ -6,11 +6,10 @@ from sparling_genomics.models.heads import CTCSequenceHead1D
 from sparling_genomics.sparsity.annealing import AnnealingSettings
 from sparling_genomics.train import channel_split
 from sparling_genomics.train.channel_split import IdleSplit, pick_split
-from sparling_genomics.train.checkpoint import load_checkpoint
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import Trainer, train
 
-from .test_trainer import read_log, same_weights
+from .test_trainer import read_log, resumes_exactly
 
 
 def test_pick_split_takes_the_busiest_motif_into_an_idle_or_dead_one():
@@ -88,25 +87,7 @@ def test_a_run_without_the_rule_never_looks(tmp_path, monkeypatch):
 def test_a_run_killed_after_a_split_resumes_exactly(tmp_path, monkeypatch):
     _scripted_necessity(monkeypatch)
     config = _tiny(split_samples=320, split_limit=2)
-    torch.set_num_threads(1)
-    train(config, tmp_path / "whole", progress=False)
-    log = Trainer._log
-
-    def dies_after_the_first_split(self, record):
-        log(self, record)
-        if record["samples"] >= 320:
-            self.save()
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(Trainer, "_log", dies_after_the_first_split)
-    with pytest.raises(KeyboardInterrupt):
-        train(config, tmp_path / "killed", progress=False)
-    monkeypatch.setattr(Trainer, "_log", log)
-    train(config, tmp_path / "killed", resume=True, progress=False)
-    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
-    a = load_checkpoint(tmp_path / "killed" / "checkpoints" / "final.pt")["model"]
-    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
-    assert same_weights(a, b)
+    assert resumes_exactly(config, tmp_path, monkeypatch, kill_at=320, logged="split")
 
 
 def test_a_model_that_cannot_split_fails_before_the_run(tmp_path, monkeypatch):

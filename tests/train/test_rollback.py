@@ -5,12 +5,12 @@ import torch
 
 from sparling_genomics.sparsity.annealing import AnnealingSettings, SparsityAnnealer
 from sparling_genomics.train import trainer as trainer_module
-from sparling_genomics.train.checkpoint import load_checkpoint, restore_trainer
+from sparling_genomics.train.checkpoint import restore_trainer
 from sparling_genomics.train.rollback import StepProbation
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import Trainer, _snapshot, train
 
-from .test_trainer import read_log, same_weights
+from .test_trainer import read_log, resumes_exactly, same_weights
 
 
 def _probation(samples=100, tolerance=0.02, retries=2, limit=None):
@@ -219,26 +219,7 @@ def test_a_run_killed_on_probation_resumes_exactly(tmp_path, monkeypatch):
     monkeypatch.setattr(trainer_module, "evaluate_model", scripted)
     monkeypatch.setattr(Trainer, "_evaluate_and_anneal", counted)
     config = _tiny(rollback_samples=320)
-    torch.set_num_threads(1)
-    train(config, tmp_path / "whole", progress=False)
-
-    log = Trainer._log
-
-    def dies_after_the_first_rollback(self, record):
-        log(self, record)
-        if record["samples"] >= 640:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(Trainer, "_log", dies_after_the_first_rollback)
-    with pytest.raises(KeyboardInterrupt):
-        train(config, tmp_path / "killed", progress=False)
-    monkeypatch.setattr(Trainer, "_log", log)
-    assert any("rolled_back" in r for r in read_log(tmp_path / "killed"))
-    train(config, tmp_path / "killed", resume=True, progress=False)
-    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
-    a = load_checkpoint(tmp_path / "killed" / "checkpoints" / "final.pt")["model"]
-    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
-    assert same_weights(a, b)
+    assert resumes_exactly(config, tmp_path, monkeypatch, kill_at=640, logged="rolled_back")
 
 
 def test_a_budget_ending_just_after_a_rollback_reports_annealing_incomplete(tmp_path):

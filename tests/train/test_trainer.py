@@ -12,7 +12,7 @@ from sparling_genomics.errors import CheckpointError, ConfigError, RunDirectoryE
 from sparling_genomics.rundir import TIMING_FIELDS
 from sparling_genomics.train.checkpoint import load_checkpoint
 from sparling_genomics.train.run_config import resolve_config
-from sparling_genomics.train.trainer import BatchPrefetcher, train
+from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train
 
 from ..conftest import REPO
 
@@ -41,6 +41,31 @@ def read_log(run):
         for field in TIMING_FIELDS:
             record.pop(field, None)
     return records
+
+
+def resumes_exactly(config, tmp_path, monkeypatch, *, kill_at: int, logged: str) -> bool:
+    """Train ``config`` whole, then again killed at its first evaluation at ``kill_at`` samples
+    or later (by then a record must hold ``logged``) and resumed from last.pt: True when the
+    two runs' logs and final weights are the same (an assertion fails otherwise)."""
+    torch.set_num_threads(1)
+    train(config, tmp_path / "whole", progress=False)
+    log = Trainer._log
+
+    def dies(self, record):
+        log(self, record)
+        if record["samples"] >= kill_at:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "_log", dies)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "killed", progress=False)
+    monkeypatch.setattr(Trainer, "_log", log)
+    assert any(logged in r for r in read_log(tmp_path / "killed"))
+    train(config, tmp_path / "killed", resume=True, progress=False)
+    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
+    a = load_checkpoint(tmp_path / "killed" / "checkpoints" / "final.pt")["model"]
+    b = load_checkpoint(tmp_path / "whole" / "checkpoints" / "final.pt")["model"]
+    return same_weights(a, b)
 
 
 def test_tiny_run_writes_the_run_directory(tmp_path):
