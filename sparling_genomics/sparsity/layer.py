@@ -386,7 +386,6 @@ class SpatialSparsity(nn.Module):
             self.thresholds.copy_(estimate)
             self._warm.fill_(True)
 
-    # -- checkpointing of the accumulation buffer -----------------------------------------
     def split_edits(self, source: int, target: int) -> list:
         """The rows that make motif (channel or block) ``target`` a copy of ``source``:
         normalisation statistics (and affine weights) per channel; the threshold and pending
@@ -399,6 +398,7 @@ class SpatialSparsity(nn.Module):
             edits += [RowEdit(x, 0, [source], [target]) for x in rows]
         return edits
 
+    # -- checkpointing of the accumulation buffer -----------------------------------------
     def get_extra_state(self) -> dict:
         return {
             "pending": [t.detach().cpu().clone() for t in self._pending],
