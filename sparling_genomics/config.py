@@ -142,6 +142,15 @@ def to_dict(obj: Any) -> dict:
     return {k: to_dict(v) if dataclasses.is_dataclass(v) else v for k, v in values.items()}
 
 
+def restore_fields(obj: Any, state: dict, what: str) -> None:
+    """Put back the fields of dataclass ``obj`` from ``state`` (its ``asdict``, from a
+    checkpoint); a ConfigError naming ``what`` for a key ``obj`` does not have."""
+    for key, value in state.items():
+        if not hasattr(obj, key):
+            raise ConfigError(f"unknown {what} state key {key!r}")
+        setattr(obj, key, value)
+
+
 def parse_override(text: str) -> dict:
     """``a.b.c=value`` (value parsed as YAML) -> ``{'a': {'b': {'c': value}}}``."""
     if "=" not in text:

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sparling_genomics.config import dump_yaml, load_yaml, parse_override, to_dict
+from sparling_genomics.config import dump_yaml, load_yaml, parse_override, restore_fields, to_dict
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.tasks.registry import task_class
 from sparling_genomics.train.run_config import default_config, load_saved_config, resolve_config
@@ -182,3 +182,13 @@ def test_some_saved_run_configs_are_complete():
     """The exact round trip above is exercised, not skipped everywhere."""
     complete = [p for p in SAVED_RUNS if dump_yaml(_saved(p)) == p.read_text()]
     assert len(complete) >= 5
+
+
+def test_restore_fields_puts_a_state_back_and_names_an_unknown_key():
+    from sparling_genomics.sparsity.annealing import SparsityAnnealer
+
+    annealer = SparsityAnnealer(start_density=0.5, stop_density=0.01, multiplier=0.75)
+    restore_fields(annealer, {"density": 0.2, "steps": 3}, "annealer")
+    assert annealer.density == 0.2 and annealer.steps == 3
+    with pytest.raises(ConfigError, match="unknown annealer state key 'nope'"):
+        annealer.load_state_dict({"nope": 1})

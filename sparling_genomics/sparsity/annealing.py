@@ -31,7 +31,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from ..config import bounded
+from ..config import bounded, restore_fields
 from ..errors import ConfigError
 from .layer import check_density
 
@@ -183,7 +183,4 @@ class SparsityAnnealer:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        for key, value in state.items():
-            if not hasattr(self, key):
-                raise ConfigError(f"unknown annealer state key {key!r}")
-            setattr(self, key, value)
+        restore_fields(self, state, "annealer")

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
-from ..errors import ConfigError
+from ..config import restore_fields
 from ..evaluate.identifiability import IDLE_SHARE, channel_necessity
 from ..models.split import apply_split, split_edits
 from ..sparsity.annealing import AnnealingSettings
@@ -120,10 +120,7 @@ class IdleSplit:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        for key, value in state.items():
-            if not hasattr(self, key):
-                raise ConfigError(f"unknown split state key {key!r}")
-            setattr(self, key, value)
+        restore_fields(self, state, "split")
 
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.split``)."""

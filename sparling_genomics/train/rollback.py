@@ -51,7 +51,7 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, dataclass, field
 
-from ..errors import ConfigError
+from ..config import restore_fields
 from ..sparsity.annealing import AnnealingSettings, SparsityAnnealer
 
 DEFAULT_TOLERANCE = 0.02
@@ -170,10 +170,7 @@ class StepProbation:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        for key, value in state.items():
-            if not hasattr(self, key):
-                raise ConfigError(f"unknown rollback state key {key!r}")
-            setattr(self, key, value)
+        restore_fields(self, state, "rollback")
 
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.rollback``)."""
