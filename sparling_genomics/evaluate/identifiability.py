@@ -123,14 +123,19 @@ def _outputs(task: Task, logits: torch.Tensor) -> list:
     return [tuple(out) for out in task.decode({"logits": logits})]
 
 
-def idle_channels(alpha: dict[str, float], share: float = IDLE_SHARE) -> list[str]:
-    """Channels needed on some inputs (alpha > 0) but on under ``share`` of the median
-    channel's share of them; none with fewer than three channels or a median of 0."""
+def idle_channels(
+    alpha: dict[str, float], share: float = IDLE_SHARE, *, dead: bool = False
+) -> list[str]:
+    """Channels needed on some inputs (alpha > 0; with ``dead``, never needed too) but on
+    under ``share`` of the median channel's share of them; none with fewer than three
+    channels or a median of 0."""
     values = list(alpha.values())
     if len(values) < 3:
         return []
     median = float(np.median(values))
-    return [c for c, a in alpha.items() if 0 < a < share * median] if median > 0 else []
+    if median <= 0:
+        return []
+    return [c for c, a in alpha.items() if (dead or a > 0) and a < share * median]
 
 
 def identifiability_verdict(

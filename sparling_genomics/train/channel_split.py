@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from ..config import restore_fields
-from ..evaluate.identifiability import IDLE_SHARE, channel_necessity
+from ..evaluate.identifiability import IDLE_SHARE, channel_necessity, idle_channels
 from ..models.split import apply_split, split_edits
 from ..sparsity.annealing import AnnealingSettings
 
@@ -43,13 +43,10 @@ def pick_split(alpha: list[float], share: float = IDLE_SHARE) -> tuple[int, int]
     """(source, target) motifs: the most needed one and the least needed one when the latter's
     alpha is under ``share`` x the median (0 included); None with fewer than three motifs, a
     median of 0 or no such motif."""
-    if len(alpha) < 3:
+    idle = idle_channels(dict(enumerate(alpha)), share, dead=True)
+    if not idle:
         return None
-    median = float(np.median(alpha))
-    target = int(np.argmin(alpha))
-    if median <= 0 or alpha[target] >= share * median:
-        return None
-    return int(np.argmax(alpha)), target
+    return int(np.argmax(alpha)), min(idle, key=lambda c: alpha[c])
 
 
 @dataclass
