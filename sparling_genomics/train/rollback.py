@@ -24,9 +24,8 @@ watched (the final phase is its recovery: draw 2 on Intel without the rule went 
 0.90 over 250k final samples; on AMD with the rule four rollbacks out of the final phase
 spent its last 470k samples), and a run takes at most ``rollback_limit`` (4) steps back,
 after which Algorithm 1 goes on alone (each rollback spends W samples; seed 0's rescue took
-four). All six runs on the AMD
-host: seeds 0/1/2 97.25/97.10/78.10%, draws 1/2/3 90.50/72.40/83.40% (draw 2: 59.55 -> 72.40%
-against the first form on the same host; BENCHMARKS.md "Planted motifs"). Seed 2 and draw 2
+four). All six runs on the AMD host: seeds 0/1/2 97.25/97.10/78.10%, draws 1/2/3 90.50/72.40/
+83.40% (draw 2: 59.55 -> 72.40% against the first form on the same host). Seed 2 and draw 2
 still lost a motif: one channel carries two and another is idle (``evaluate/
 identifiability.py``), and a smaller step does not give it back; the idle-split rule
 (``channel_split.py``) does (seed 2 78.10 -> 96.75%, draw 2 72.40 -> 89.25%; planted_i24j).
