@@ -9,11 +9,14 @@ the motif back: 100k more samples on seed 2's final weights left it at 77.4%. Co
 busiest channel into the idle one (``models/split.py``) and training 50k samples took the same
 weights to 0.96 validation exact match, the two copies each taking one motif (test 97.1% after
 150k; ``scripts/try_split.py``); draw 2 likewise (0.71 -> 0.85). Trained with the rule on one
-host (``bench_runs/planted_i24j``): seed 2 78.10 -> 96.75%, draw 2 72.40 -> 89.25%, but draw 1
-90.50 -> 84.90%: a look mid-annealing can find an idleness that would have passed.
+host looking from 8x the true density (``bench_runs/planted_i24j``): seed 2 78.10 -> 96.75%,
+draw 2 72.40 -> 89.25%, but draw 1 90.50 -> 84.90%: a look mid-annealing can find an idleness
+that would have passed. Looking from 1.5x (the planted presets; ``planted_i24j_within15``):
+seed 2 96.75%, draw 2 87.85%, draw 1 90.50% (no split), mean of six runs 91.50 -> 92.14%.
 
-The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density is at most
-``split_within`` (8) x the stop density, at the first evaluation with no step on probation
+The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density (after the
+evaluation's annealing decision) is at most ``split_within`` (8; planted presets 1.5) x the
+stop density, at the first evaluation with no step on probation
 (``rollback.py``) and every W samples after (so a split gets W samples before the next
 look), the learned motifs' alphas are measured on the first 512 validation inputs
 (``channel_necessity``: the share of inputs whose output changes when the motif is dropped).
