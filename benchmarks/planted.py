@@ -257,11 +257,13 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         lines += [f"- {name} seed {r['seed']}: {r['identifiability_verdict']}"
                   for name, r in verdicts]  # fmt: skip
     mean = result["mean"]
-    lines += [
-        "",
-        "Means, and each ablation beside Sparling (ratio of errors: ablation / Sparling):",
-        "",
-    ]
+    ablations = [name for name in mean if name != "sparling" and not name.startswith("draw")]
+    heading = (
+        "Means, and each ablation beside Sparling (ratio of errors: ablation / Sparling):"
+        if ablations
+        else "Means over each run's seeds:"
+    )
+    lines += ["", heading, ""]
     lines.append("| run | exact match | FNE | FPE | CE |")
     lines.append("|---|---|---|---|---|")
     for name, m in mean.items():
@@ -270,16 +272,15 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
             f"| {pct(m.get('fpe'))} | {pct(m.get('ce'))} |"
         )
     base = mean["sparling"]
-    for name in mean:
-        if name != "sparling" and not name.startswith("draw"):
-            m = mean[name]
-            base_err = 1 - base["exact_match"]
-            ratio = (1 - m["exact_match"]) / base_err if base_err > 0 else float("inf")
-            lines.append("")
-            lines.append(
-                f"- {name}: end-to-end error {pct(1 - m['exact_match'])} vs Sparling "
-                f"{pct(base_err)} ({ratio:.1f}x)."
-            )
+    for name in ablations:
+        m = mean[name]
+        base_err = 1 - base["exact_match"]
+        ratio = (1 - m["exact_match"]) / base_err if base_err > 0 else float("inf")
+        lines.append("")
+        lines.append(
+            f"- {name}: end-to-end error {pct(1 - m['exact_match'])} vs Sparling "
+            f"{pct(base_err)} ({ratio:.1f}x)."
+        )
     return "\n".join(lines)
 
 

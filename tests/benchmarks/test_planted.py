@@ -34,6 +34,7 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "--no-ablations --draws 1 --block-size 1" in text and "| draw1 | 0 |" in text
     assert "| exact match | oracle | exact / oracle |" in text
     assert "| block1 | 0 |" in text and "- block1: end-to-end error" in text
+    assert "Means, and each ablation beside Sparling" in text  # block1 is set beside it
     assert draw["identifiability_verdict"] in text
     assert "another CPU" not in text and "not recorded" not in text  # all trained here
     assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
@@ -59,5 +60,6 @@ def test_a_run_with_overrides_is_a_variant_with_its_own_section(tmp_path):
     assert "<!-- bench:planted model.sparse.strand_window=4:start -->" in text
     assert "## Planted motifs (issues 2, 24), with `model.sparse.strand_window=4`" in text
     assert "--no-ablations --set model.sparse.strand_window=4`" in text
+    assert "Means over each run's seeds:" in text and "each ablation beside" not in text
     config = (tmp_path / "strand" / "sparling_seed0" / "config.yaml").read_text()
     assert "strand_window: 4" in config
