@@ -17,9 +17,11 @@ seed 2 96.75%, draw 2 87.85%, draw 1 90.50% (no split), mean of six runs 91.50 -
 The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density (after the
 evaluation's annealing decision) is at most ``split_within`` (8; planted presets 1.5) x the
 stop density, at the first evaluation with no step on probation
-(``rollback.py``) and every W samples after (so a split gets W samples before the next
-look), the learned motifs' alphas are measured on the first 512 validation inputs
-(``channel_necessity``: the share of inputs whose output changes when the motif is dropped).
+(``rollback.py``; with ``split_in_probation``, at the first evaluation, the split then ending
+the probation, since taking the step back would undo it) and every W samples after (so a
+split gets W samples before the next look), the learned motifs' alphas are measured on the
+first 512 validation inputs (``channel_necessity``: the share of inputs whose output changes
+when the motif is dropped).
 When the least-needed motif's alpha is under a fifth of the median's (dead ones included) and
 there are at least three motifs, the motif with the highest alpha is split into it. At most
 ``split_limit`` (2) splits a run.
@@ -60,6 +62,7 @@ class IdleSplit:
     samples: int = 0  # W; 0: off
     within: float = DEFAULT_WITHIN
     limit: int = DEFAULT_LIMIT
+    in_probation: bool = False  # look while a step is on probation; a split ends it
     splits: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
@@ -68,7 +71,8 @@ class IdleSplit:
     def from_settings(cls, a: AnnealingSettings) -> IdleSplit:
         within = DEFAULT_WITHIN if a.split_within is None else a.split_within
         limit = DEFAULT_LIMIT if a.split_limit is None else a.split_limit
-        return cls(samples=a.split_samples or 0, within=float(within), limit=int(limit))
+        return cls(samples=a.split_samples or 0, within=float(within), limit=int(limit),
+                   in_probation=bool(a.split_in_probation))  # fmt: skip
 
     @property
     def enabled(self) -> bool:
@@ -93,7 +97,8 @@ class IdleSplit:
         """At an evaluation: split the busiest motif into an idle one when due (the
         trainer's model and optimizer); the log record's additions (empty when nothing)."""
         model = trainer.model
-        if trainer.probation.active or not self.due(
+        watched = trainer.probation.active
+        if (watched and not self.in_probation) or not self.due(
             samples, model.density, trainer.stop_density
         ):
             return {}
@@ -113,8 +118,12 @@ class IdleSplit:
         self.splits += 1
         entry = [samples, source, target, alpha[source], alpha[target], model.density]
         self.log.append(entry)
-        return {"split": {"source": source, "target": target,
-                          "alpha": [alpha[source], alpha[target]]}}  # fmt: skip
+        record = {"split": {"source": source, "target": target,
+                            "alpha": [alpha[source], alpha[target]]}}  # fmt: skip
+        if watched:  # taking the step back would undo the split: the step stands
+            trainer.probation.clear()
+            record["probation"] = "split"
+        return record
 
     def state_dict(self) -> dict:
         return asdict(self)
@@ -125,4 +134,5 @@ class IdleSplit:
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.split``)."""
         return {"samples": self.samples, "within": self.within, "limit": self.limit,
-                "splits": self.splits, "log": self.log}  # fmt: skip
+                "in_probation": self.in_probation, "splits": self.splits,
+                "log": self.log}  # fmt: skip
