@@ -60,12 +60,12 @@ class AnnealingSettings:
     rollback_limit: int | None = bounded(None, min=0, optional=True, settable=True)
     # Split the busiest motif into an idle one (train/channel_split.py): samples a split gets
     # before the next check (None or 0: off), the density (x the stop density) below which
-    # checks run (None: 8), the splits per run (None: 2) and whether a check may come while a
-    # step is on probation, the split ending it (None: no). Settable in any task.
+    # checks run (None: 8), the splits per run (None: 2) and whether a step due to be taken
+    # back (train/rollback.py) is kept when a split answers it (None: no). Settable in any task.
     split_samples: int | None = bounded(None, min=0, optional=True, settable=True)
     split_within: float | None = bounded(None, min=1, optional=True, settable=True)
     split_limit: int | None = bounded(None, min=0, optional=True, settable=True)
-    split_in_probation: bool | None = bounded(None, optional=True, settable=True)
+    split_on_rollback: bool | None = bounded(None, optional=True, settable=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""

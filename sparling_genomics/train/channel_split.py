@@ -16,15 +16,18 @@ seed 2 96.75%, draw 2 87.85%, draw 1 90.50% (no split), mean of six runs 91.50 -
 
 The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density (after the
 evaluation's annealing decision) is at most ``split_within`` (8; planted presets 1.5) x the
-stop density, at the first evaluation with no step on probation
-(``rollback.py``; with ``split_in_probation``, at the first evaluation, the split then ending
-the probation, since taking the step back would undo it) and every W samples after (so a
-split gets W samples before the next look), the learned motifs' alphas are measured on the
-first 512 validation inputs (``channel_necessity``: the share of inputs whose output changes
-when the motif is dropped).
-When the least-needed motif's alpha is under a fifth of the median's (dead ones included) and
-there are at least three motifs, the motif with the highest alpha is split into it. At most
-``split_limit`` (2) splits a run.
+stop density, at the first evaluation with no step on probation (``rollback.py``) and every W
+samples after (so a split gets W samples before the next look), the learned motifs' alphas
+are measured on the first 512 validation inputs (``channel_necessity``: the share of inputs
+whose output changes when the motif is dropped). When the least-needed motif's alpha is under
+a fifth of the median's (dead ones included) and there are at least three motifs, the motif
+with the highest alpha is split into it. At most ``split_limit`` (2) splits a run.
+
+With ``split_on_rollback``, a step on probation that is due to be taken back (W samples
+without recovering) gets a look first (when one is due by the rules above): a motif the step
+left idle is answered by a split and the step stands -- taking it back would undo the split.
+A look at the evaluation that takes a step would see the model before it has trained at the
+new density; one at the rollback has given it W samples to recover on its own.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ class IdleSplit:
     samples: int = 0  # W; 0: off
     within: float = DEFAULT_WITHIN
     limit: int = DEFAULT_LIMIT
-    in_probation: bool = False  # look while a step is on probation; a split ends it
+    on_rollback: bool = False  # look before a step is taken back; a split keeps the step
     splits: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
@@ -72,7 +75,7 @@ class IdleSplit:
         within = DEFAULT_WITHIN if a.split_within is None else a.split_within
         limit = DEFAULT_LIMIT if a.split_limit is None else a.split_limit
         return cls(samples=a.split_samples or 0, within=float(within), limit=int(limit),
-                   in_probation=bool(a.split_in_probation))  # fmt: skip
+                   on_rollback=bool(a.split_on_rollback))  # fmt: skip
 
     @property
     def enabled(self) -> bool:
@@ -94,13 +97,29 @@ class IdleSplit:
         )
 
     def review(self, trainer, samples: int) -> dict:
-        """At an evaluation: split the busiest motif into an idle one when due (the
-        trainer's model and optimizer); the log record's additions (empty when nothing)."""
+        """At an evaluation with no step on probation: split the busiest motif into an idle
+        one when due (the trainer's model and optimizer); the log record's additions (empty
+        when nothing)."""
+        if trainer.probation.active:
+            return {}
+        return self._look(trainer, samples)
+
+    def instead_of_rollback(self, trainer, samples: int) -> dict:
+        """At an evaluation whose step on probation is due to be taken back: with
+        ``on_rollback``, look (when due) and, if a motif is idle, split into it and let the
+        step stand (taking it back would undo the split); the record's additions, empty when
+        the rollback should go ahead."""
+        if not self.on_rollback:
+            return {}
+        record = self._look(trainer, samples)
+        if record:
+            trainer.probation.clear()
+            record["probation"] = "split"
+        return record
+
+    def _look(self, trainer, samples: int) -> dict:
         model = trainer.model
-        watched = trainer.probation.active
-        if (watched and not self.in_probation) or not self.due(
-            samples, model.density, trainer.stop_density
-        ):
+        if not self.due(samples, model.density, trainer.stop_density):
             return {}
         necessity = channel_necessity(
             model, trainer.task, "val", batch_size=trainer.config.train.eval_batch_size,
@@ -118,12 +137,8 @@ class IdleSplit:
         self.splits += 1
         entry = [samples, source, target, alpha[source], alpha[target], model.density]
         self.log.append(entry)
-        record = {"split": {"source": source, "target": target,
-                            "alpha": [alpha[source], alpha[target]]}}  # fmt: skip
-        if watched:  # taking the step back would undo the split: the step stands
-            trainer.probation.clear()
-            record["probation"] = "split"
-        return record
+        return {"split": {"source": source, "target": target,
+                          "alpha": [alpha[source], alpha[target]]}}  # fmt: skip
 
     def state_dict(self) -> dict:
         return asdict(self)
@@ -134,5 +149,5 @@ class IdleSplit:
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.split``)."""
         return {"samples": self.samples, "within": self.within, "limit": self.limit,
-                "in_probation": self.in_probation, "splits": self.splits,
+                "on_rollback": self.on_rollback, "splits": self.splits,
                 "log": self.log}  # fmt: skip

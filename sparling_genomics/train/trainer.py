@@ -266,8 +266,12 @@ class Trainer:
         return record
 
     def _roll_back(self, record: dict) -> None:
-        """Take the step on probation back and retake it smaller (``rollback.py``)."""
+        """Take the step on probation back and retake it smaller (``rollback.py``), unless a
+        split answers it (``channel_split.py``, ``split_on_rollback``): then the step stands."""
         s = self.state
+        if split := self.splitter.instead_of_rollback(self, s["samples"]):
+            record.update(split)
+            return
         anchor = self.probation.anchor
         self.model.load_state_dict(anchor["model"])
         self.optimizer.load_state_dict(copy.deepcopy(anchor["optimizer"]))

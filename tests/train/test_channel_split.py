@@ -84,26 +84,28 @@ def test_a_run_without_the_rule_never_looks(tmp_path, monkeypatch):
     assert not any("split" in r for r in read_log(tmp_path / "run"))
 
 
-@pytest.mark.parametrize("in_probation", [False, True])
-def test_a_look_during_probation_only_when_set_and_its_split_ends_the_probation(
-    tmp_path, monkeypatch, in_probation
+@pytest.mark.parametrize("on_rollback", [False, True])
+def test_a_split_answers_a_rollback_only_when_set_and_the_step_then_stands(
+    tmp_path, monkeypatch, on_rollback
 ):
     looks = _scripted_necessity(monkeypatch)
     (tmp_path / "run").mkdir()
-    trainer = Trainer(_tiny(split_samples=320, split_in_probation=in_probation),
+    trainer = Trainer(_tiny(split_samples=320, split_on_rollback=on_rollback),
                       tmp_path / "run", progress=False)  # fmt: skip
-    assert trainer.splitter.in_probation is in_probation
     trainer.probation.anchor = {"model": {}, "optimizer": {}}  # a step on probation
-    record = trainer.splitter.review(trainer, 160)
-    if not in_probation:
-        assert record == {} and looks == [] and trainer.probation.active
+    assert trainer.splitter.review(trainer, 160) == {} and looks == []  # no look on probation
+    if not on_rollback:
+        assert trainer.splitter.instead_of_rollback(trainer, 160) == {} and looks == []
         return
-    assert looks == ["val"] and record["split"]["source"] == 0 and record["split"]["target"] == 2
-    assert record["probation"] == "split" and not trainer.probation.active
-    assert trainer.splitter.summary()["in_probation"] is True
+    record = {"probation": "rollback"}
+    density = trainer.model.density
+    trainer._roll_back(record)  # the trainer's rollback, answered by a split
+    assert looks == ["val"] and (record["split"]["source"], record["split"]["target"]) == (0, 2)
+    assert record["probation"] == "split" and "rolled_back" not in record
+    assert not trainer.probation.active and trainer.model.density == density
+    assert trainer.splitter.summary()["on_rollback"] is True
     trainer.probation.anchor = {"model": {}, "optimizer": {}}
-    assert trainer.splitter.review(trainer, 200) == {}  # next look W samples on
-    assert trainer.probation.active
+    assert trainer.splitter.instead_of_rollback(trainer, 200) == {}  # next look W samples on
 
 
 def test_a_run_killed_after_a_split_resumes_exactly(tmp_path, monkeypatch):
