@@ -111,7 +111,9 @@ def read_bed(path: Path, lengths: SequenceNames | dict[str, int]) -> list[BedRec
 
     Accepted: ``track``/``browser``/``#`` lines, one header line (``chrom start end name``),
     tab- or space-separated columns, Windows line endings, gzip. Intervals are 0-based,
-    half-open: ``start >= end`` is refused with a hint when it looks 1-based.
+    half-open: ``start >= end`` is refused with a hint when it looks 1-based. A score (column
+    5) that is not a number and a strand (column 6) other than ``+``, ``-`` or ``.`` are
+    refused; columns from the 7th on are not read (BED12's, or a BED6+ format's own).
     """
     path = Path(path)
     if not path.is_file():
@@ -165,8 +167,26 @@ def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, firs
     name = cols[3].strip()
     if not name:
         raise InputError(f"{path}:{number}: empty name (class) column")
-    strand = cols[5] if len(cols) > 5 and cols[5] in ("+", "-") else "."
+    if len(cols) > 4 and not _is_score(cols[4].strip()):
+        raise InputError(f"{path}:{number}: score {cols[4][:20]!r} is not a number (BED column 5; "
+                         "'.' or 0 when there is none)")  # fmt: skip
+    strand = cols[5].strip() if len(cols) > 5 else "."
+    if strand not in ("+", "-", "."):
+        raise InputError(f"{path}:{number}: strand {cols[5][:20]!r} is not '+', '-' or '.' "
+                         "(BED column 6)")  # fmt: skip
     return BedRecord(chrom, start, end, name, strand, number)
+
+
+def _is_score(text: str) -> bool:
+    """BED's score column: UCSC's 0-1000, but tools write counts and floats there, and the
+    class reader does not use it, so any number (or '.') passes; words do not."""
+    if text == ".":
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def positions_array(sites: list[Site]) -> np.ndarray:

@@ -1,14 +1,14 @@
 """VCF input for variant scoring, read with pysam (htslib): records streamed one at a time,
-multi-allelic records split into their ALT alleles, every field the scorer uses checked
-against its domain, and every allele either scored or counted under a reason -- never
-silently dropped.
+multi-allelic records split into their ALT alleles, every field the scorer uses checked against
+its domain, and every allele either scored or counted under a reason -- never silently dropped.
 
 Refused with a one-line ``file:line`` error (exit 2): a file that is not VCF, a record htslib
-cannot parse, POS < 1, a REF or ALT that is not an allele, REF running past the sequence's
-end, a sequence the FASTA lacks (unless ``skip_unknown``), a REF that does not match the
-FASTA (unless ``skip_ref_mismatch``), and a VCF without records. Counted and skipped: ALT
-``.`` (no alternative), symbolic and breakend alleles (``<DEL>``, ``*``, ``G]chr2:5]``) and
-alleles longer than :data:`MAX_ALLELE` bases.
+cannot parse, POS < 1, a REF or ALT that is not an allele, an ID holding whitespace, a QUAL
+that is not a Phred score (a number >= 0, or ``.``), REF running past the sequence's end, a
+sequence the FASTA lacks (unless ``skip_unknown``), a REF that does not match the FASTA (unless
+``skip_ref_mismatch``), and a VCF without records. Counted and skipped: ALT ``.`` (no
+alternative), symbolic and breakend alleles (``<DEL>``, ``*``, ``G]chr2:5]``) and alleles
+longer than :data:`MAX_ALLELE` bases.
 """
 
 from __future__ import annotations
@@ -75,6 +75,34 @@ def _header_lines(path: Path) -> int:
     return n
 
 
+def _record_lines(path: Path) -> Iterator[str]:
+    """The record lines of ``path`` as written (htslib reads a QUAL of 'abc' as 0 and keeps
+    an ID with spaces, and its records print back normalised, so those two columns are checked
+    on the text)."""
+    with open_text(path, errors="replace") as fh:
+        for text in fh:
+            if text.strip() and not text.startswith("#"):
+                yield text
+
+
+def _check_text_fields(at: str, text: str) -> None:
+    """Refuse an ID with whitespace or a QUAL that is not a Phred score (VCF 4.3, 1.6.1)."""
+    columns = text.rstrip("\r\n").split("\t")
+    if len(columns) < 6:
+        return  # htslib has refused or will refuse the record
+    rid, qual = columns[2], columns[5]
+    if re.search(r"\s", rid):
+        raise InputError(f"{at}: ID {rid[:20]!r} holds whitespace (VCF IDs cannot)")
+    if qual != ".":
+        try:
+            score = float(qual)
+        except ValueError:
+            score = float("nan")
+        if not score >= 0:
+            raise InputError(f"{at}: QUAL {qual[:20]!r} is not a Phred quality (a number >= 0, "
+                             "or '.' when unknown)")  # fmt: skip
+
+
 class VcfReader:
     """Streams the records of ``path``; ``counts`` tallies records, alleles and skips."""
 
@@ -113,6 +141,7 @@ class VcfReader:
         line = self._first_line - 1
         where = "the first record"
         it = iter(self._vcf)
+        raw = _record_lines(self.path)  # the text htslib parsed: what it reads leniently
         while True:
             try:
                 rec = next(it)
@@ -125,6 +154,7 @@ class VcfReader:
                 ) from None
             line += 1
             where = f"{rec.chrom}:{rec.pos}"
+            _check_text_fields(f"{self.path}:{line}", next(raw, ""))
             yield self._record(rec, line)
         if not self.counts["records"]:
             raise InputError(f"{self.path}: the VCF holds no variant records")

@@ -15,6 +15,7 @@ from sparling_genomics.genome.dataset import (
     build_dataset,
 )
 from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.genome.labels import read_bed
 from sparling_genomics.genome.sequence import decode, reverse_complement_codes
 from tests.conftest import TINY_FASTA, TINY_GFF
 
@@ -135,6 +136,10 @@ def test_bed_source_labels_sites_on_both_strands(tmp_path):
         ("chrZ\t10\t20\tpeak\n", ":1: sequence 'chrZ' is not in the FASTA"),
         ("NC_003070.9\t10\t20\n", ":1: a labelled BED needs at least 4 columns"),
         ("NC_003070.9\t299990\t300020\tpeak\n", ":1: interval ends at 300020, beyond the end"),
+        ("NC_003070.9\t10\t20\tpeak\t0\t+\nNC_003070.9\t30\t40\tpeak\t0\tx\n",
+         ":2: strand 'x' is not '+', '-' or '.'"),
+        ("NC_003070.9\t10\t20\tpeak\t0\tplus\n", ":1: strand 'plus' is not"),
+        ("NC_003070.9\t10\t20\tpeak\thigh\t+\n", ":1: score 'high' is not a number"),
     ],
 )
 def test_bad_bed_is_refused_and_nothing_written(tmp_path, bed_text, message):
@@ -239,3 +244,14 @@ def test_a_class_the_model_lacks_or_the_data_lacks_is_one_error_naming_both(tmp_
     )
     with pytest.raises(InputError, match=r"\(acceptor, donor\) are not the model's \(donor\)"):
         SiteDataset(tiny_dataset, class_order=["none", "donor"])
+
+
+def test_bed_scores_and_strands_in_their_domain_pass(tmp_path):
+    """'.', integers and floats as scores; '+', '-' and '.' as strands; BED6+ columns unread
+    (a narrowPeak's floats where BED12 has thickStart)."""
+    bed = tmp_path / "sites.bed"
+    bed.write_text("NC_003070.9\t1000\t1001\tdonor\t.\t+\n"
+                   "NC_003070.9\t2000\t2001\tacceptor\t12.5\t-\t3.2\t0.01\t-1\t5\n"
+                   "NC_003070.9\t3000\t3001\tdonor\t900\t.\n")  # fmt: skip
+    records = read_bed(bed, {"NC_003070.9": 300_000})
+    assert [r.strand for r in records] == ["+", "-", "."]

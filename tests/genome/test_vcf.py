@@ -55,6 +55,10 @@ def test_alleles_are_split_scored_or_counted(tmp_path):
     ("chr1\t1\t.\tC\tG\t.\t.\t.", "calls.vcf:4: REF C does not match the FASTA at chr1:1 (A)"),
     ("chr1\t99\t.\tACGT\tA\t.\t.\t.", "calls.vcf:4: REF ends at 102, beyond the end of chr1"),
     ("chrZ\t1\t.\tA\tG\t.\t.\t.", "calls.vcf:4: sequence 'chrZ' is not in the FASTA"),
+    ("chr1\t1\tmy id\tA\tG\t.\t.\t.", "calls.vcf:4: ID 'my id' holds whitespace"),
+    ("chr1\t1\t.\tA\tG\tabc\t.\t.", "calls.vcf:4: QUAL 'abc' is not a Phred quality"),
+    ("chr1\t1\t.\tA\tG\t-5\t.\t.", "calls.vcf:4: QUAL '-5' is not a Phred quality"),
+    ("chr1\t1\t.\tA\tG\t12x\t.\t.", "calls.vcf:4: QUAL '12x' is not a Phred quality"),
 ])  # fmt: skip
 def test_bad_fields_are_refused_with_file_and_line(tmp_path, line, words):
     with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
@@ -77,3 +81,13 @@ def test_not_a_vcf_empty_and_without_records(tmp_path):
         with pytest.raises(InputError, match=words):
             list(VcfReader(path, names, fetch).records())
     assert decode(fetch("chr1", 98, 102)) == "ACNN"
+
+
+def test_quality_and_ids_in_their_domain_pass_and_a_bad_one_is_found_by_its_line(tmp_path):
+    body = ("chr1\t1\trs1;rs2\tA\tG\t30.5\tPASS\tDP=3\n"
+            "chr1\t2\t.\tC\tT\t0\t.\t.\r\n"
+            "chr1\t3\t.\tG\tA\t.\t.\t.\n")  # fmt: skip
+    records, counts = read(tmp_path, body, name="calls.vcf.gz")
+    assert counts["scored"] == 3 and records[0].columns[2] == "rs1;rs2"
+    with pytest.raises(InputError, match="calls.vcf:5: QUAL 'high'"):
+        read(tmp_path, "chr1\t1\t.\tA\tG\t9\t.\t.\nchr1\t2\t.\tC\tT\thigh\t.\t.\n")
