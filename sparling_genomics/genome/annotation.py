@@ -9,7 +9,8 @@ half-open (GFF is 1-based, inclusive).
 Protein-coding transcripts are features of type ``mRNA`` (and ``transcript`` features whose
 ``transcript_biotype``/``biotype`` is ``protein_coding``) whose parent gene, when it states a
 biotype, is protein-coding. Exons and CDS lines attach to their ``Parent``; features of other
-types are counted as skipped.
+types are counted as skipped. Every line's score, strand and phase columns are checked against
+their domains whatever its type (a value outside them is a shifted or broken line).
 """
 
 from __future__ import annotations
@@ -148,7 +149,8 @@ def read_annotation(
                     raise InputError(
                         f"{path}:{number}: expected 9 tab-separated columns, got {len(cols)}"
                     )
-                seqid, _, kind, start_s, end_s, _, strand, _, attr_text = cols
+                seqid, _, kind, start_s, end_s, score, strand, phase, attr_text = cols
+                _check_columns(f"{path}:{number}", score, strand, phase)
                 try:
                     start, end = int(start_s) - 1, int(end_s)
                 except ValueError:
@@ -219,6 +221,22 @@ def read_annotation(
     annotation = _link(path, genes_biotype, transcripts, parts, all_ids, skipped)
     annotation.format = "gtf" if gtf else "gff3"
     return annotation
+
+
+def _check_columns(at: str, score: str, strand: str, phase: str) -> None:
+    """Columns 6-8 of any feature in their GFF3/GTF domains: score '.' or a number, strand
+    '+', '-', '.' or '?', phase '.', 0, 1 or 2 (unused here, but a value outside them means
+    a shifted or broken line)."""
+    if score != ".":
+        try:
+            float(score)
+        except ValueError:
+            message = f"{at}: score {score[:20]!r} is not a number or '.' (column 6)"
+            raise InputError(message) from None
+    if strand not in ("+", "-", ".", "?"):
+        raise InputError(f"{at}: strand {strand[:20]!r} is not '+', '-', '.' or '?' (column 7)")
+    if phase not in (".", "0", "1", "2"):
+        raise InputError(f"{at}: phase {phase[:20]!r} is not 0, 1, 2 or '.' (column 8)")
 
 
 def _gtf_feature(

@@ -109,6 +109,18 @@ MRNA = ["chrA", ".", "mRNA", "1", "50", ".", "+", ".", "ID=t1;Parent=g1"]
             ":4: exon has Parent 't9', which no feature defines",
         ),
         ([GENE, ["chrA", ".", "mRNA", "1", "x"]], ":3: expected 9 tab-separated columns"),
+        (
+            [GENE, MRNA, ["chrA", ".", "exon", "1", "10", ".", "x", ".", "Parent=t1"]],
+            ":4: strand 'x' is not '+', '-', '.' or '?' (column 7)",
+        ),
+        (
+            [GENE, MRNA, ["chrA", ".", "CDS", "1", "10", ".", "+", "5", "Parent=t1"]],
+            ":4: phase '5' is not 0, 1, 2 or '.' (column 8)",
+        ),
+        (
+            [GENE, MRNA, ["chrA", ".", "exon", "1", "10", "high", "+", ".", "Parent=t1"]],
+            ":4: score 'high' is not a number or '.' (column 6)",
+        ),
     ],
 )
 def test_bad_annotation_names_file_and_line(tmp_path, lines, message):
@@ -116,6 +128,18 @@ def test_bad_annotation_names_file_and_line(tmp_path, lines, message):
     with pytest.raises(InputError) as err:
         read_annotation(path, {"chrA": 100})
     assert str(err.value).startswith(str(path)) and message in str(err.value)
+
+
+def test_scores_strands_and_phases_in_their_domain_pass(tmp_path):
+    lines = [
+        ["chrA", ".", "region", "1", "100", "12.5", "?", ".", "ID=r1"],
+        GENE,
+        MRNA,
+        ["chrA", ".", "exon", "1", "50", "0.98", "+", ".", "Parent=t1"],
+        ["chrA", ".", "CDS", "5", "40", ".", "+", "2", "Parent=t1"],
+    ]
+    annotation = read_annotation(_write(tmp_path / "ok.gff3", lines), {"chrA": 100})
+    assert [t.strand for t in annotation.transcripts.values()] == ["+"]
 
 
 def test_gtf_gives_the_same_sites(tmp_path):
