@@ -11,7 +11,9 @@ base), which also names the line of a duplicate or empty record name.
 Accepted as documented in ``docs/bad-inputs.md``: Windows line endings, soft-masked
 (lower-case) bases (upper-cased), IUPAC ambiguity codes and N runs (code 4: all-zero one-hot),
 whitespace inside sequence lines. A file whose first letters are mostly not nucleotide codes
-(a protein FASTA given by mistake) is refused.
+(a protein FASTA given by mistake) is refused, and so is any other byte in a sequence (a digit
+of a GenBank listing, '*'): a FASTA read whole names its line; an indexed one is not read
+whole (a human genome), so the window that reads the byte names its position.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from ..io import is_gzip
 from .sequence import N_CODE, encode
 
 _NUCLEOTIDE_LETTERS = frozenset(b"ACGTUNRYKMSWBDHVacgtunrykmswbdhv-.")
+_LETTER = np.zeros(256, dtype=bool)  # a byte a sequence may hold
+_LETTER[list(_NUCLEOTIDE_LETTERS)] = True
+_IN_BODY = _LETTER.copy()  # ... or a record's body, between its lines
+_IN_BODY[list(b" \t\r\n")] = True
 
 
 def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:
@@ -55,6 +61,7 @@ def _read_fasta_records(path: Path) -> tuple[dict[str, str], dict[str, np.ndarra
     records: dict[str, np.ndarray] = {}
     first_line: dict[str, int] = {}
     line = 1 + skipped_lines
+    _check_nucleotides(path, stripped)
     for chunk in stripped[1:].split(b"\n>"):
         header, _, body = chunk.partition(b"\n")
         words = header.split()
@@ -67,11 +74,20 @@ def _read_fasta_records(path: Path) -> tuple[dict[str, str], dict[str, np.ndarra
                 f"{first_line[name]}); names must be unique"
             )
         first_line[name] = line
+        foreign = np.flatnonzero(~_IN_BODY[np.frombuffer(body, dtype=np.uint8)])
+        if foreign.size:
+            at = int(foreign[0])
+            where = line + 1 + body[:at].count(b"\n")
+            raise InputError(f"{path}:{where}: {_not_a_letter(body[at:at + 1], name)}")
         headers[name] = header.decode("utf-8", errors="replace").strip()
         records[name] = encode(b"".join(body.split()))
         line += chunk.count(b"\n") + 1
-    _check_nucleotides(path, stripped)
     return headers, records
+
+
+def _not_a_letter(byte: bytes, name: str) -> str:
+    return (f"{byte.decode('latin-1')!r} in sequence {name!r} is not a nucleotide code (A, C, "
+            "G, T, U, N, IUPAC codes, '-' or '.')")  # fmt: skip
 
 
 def _check_nucleotides(path: Path, data: bytes) -> None:
@@ -165,7 +181,13 @@ class Genome:
             if self._codes is not None:
                 out[lo - start : hi - start] = self._codes[name][lo:hi]
             else:
-                out[lo - start : hi - start] = encode(self._faidx[name][lo:hi])
+                raw = self._faidx[name][lo:hi].encode("latin-1", errors="replace")
+                foreign = np.flatnonzero(~_LETTER[np.frombuffer(raw, dtype=np.uint8)])
+                if foreign.size:  # an indexed FASTA is checked where it is read
+                    at = int(foreign[0])
+                    raise InputError(f"{self.path}: position {lo + at + 1} of "
+                                     f"{_not_a_letter(raw[at:at + 1], name)}")  # fmt: skip
+                out[lo - start : hi - start] = encode(raw)
         return out
 
     def sequence(self, name: str) -> np.ndarray:

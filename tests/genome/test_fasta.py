@@ -36,3 +36,23 @@ def test_not_a_fasta(tmp_path):
         Genome(path)
     with pytest.raises(InputError, match="not found"):
         Genome(tmp_path / "missing.fa")
+
+
+def test_a_letter_that_is_no_nucleotide_code_is_refused_where_it_is_read(tmp_path):
+    lines = [">chr1", "ACGT" * 15, "ACGT" * 3 + "12" + "ACGT" * 11 + "GT", "ACGT" * 15]
+    plain = tmp_path / "g.fa"
+    plain.write_text("\n".join(lines) + "\n")
+    genome = Genome(plain)  # indexed (regular lines): checked as windows are read
+    assert decode(genome.fetch("chr1", 0, 60)) == "ACGT" * 15
+    with pytest.raises(InputError, match=r"g.fa: position 73 of '1' in sequence 'chr1' is not"):
+        genome.fetch("chr1", 50, 100)
+    packed = tmp_path / "g.fa.gz"  # read whole: checked at once, with its line
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    with pytest.raises(InputError, match=r"g.fa.gz:3: '1' in sequence 'chr1' is not"):
+        Genome(packed)
+
+
+def test_iupac_codes_gaps_uracil_and_soft_masking_pass(tmp_path):
+    path = tmp_path / "g.fa.gz"
+    path.write_bytes(gzip.compress(b">chr1\nACGTRYKMSWBDHVN-.uacgt\r\nACGT \n"))
+    assert decode(Genome(path).fetch("chr1", 0, 26)) == "ACGT" + "N" * 14 + "ACGT" * 2
