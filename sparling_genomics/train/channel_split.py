@@ -27,7 +27,16 @@ With ``split_on_rollback``, a step on probation that is due to be taken back (W 
 without recovering) gets a look first (when one is due by the rules above): a motif the step
 left idle is answered by a split and the step stands -- taking it back would undo the split.
 A look at the evaluation that takes a step would see the model before it has trained at the
-new density; one at the rollback has given it W samples to recover on its own.
+new density; one at the rollback has given it W samples to recover on its own. **Off in the
+presets: it hurt both runs it can change** (``bench_runs/planted_i24k_on_rollback``, the
+planted runs with a step taken back within 1.5x). Draw 2 (whose look at 480k the probation
+skipped) split 0 into 6 at 530k instead of taking the step back: 87.85 -> 86.00%. Seed 2
+split 4 into 1 at 280k, where the rollback and a later split had rescued it; 50k samples on,
+channel 4 was idle in its turn and took a copy of 3, the limit was spent and the run ended with
+two idle channels: 96.75 -> 68.90%. A step that costs a motif is better taken back first; a
+split answers an idleness that outlasts the retake. A look at any evaluation on probation (the
+first form) split a transient idleness at the step's own evaluation (draw 2: 84.15%,
+``planted_i24k_look_in_probation``).
 """
 
 from __future__ import annotations
