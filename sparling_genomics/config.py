@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ class RunConfig:
     """One run's whole config; ``data`` and ``model`` are the task's own dataclasses."""
 
     task: str
-    seed: int = 0
+    seed: int = field(default=0, metadata={"min": 0})
     device: str = "auto"
     data: Any
     model: Any
@@ -105,8 +106,12 @@ def _coerce(path: str, kind: Any, value: Any) -> Any:
         number = value
         if isinstance(value, str):
             with contextlib.suppress(ValueError):
-                number = float(value) if kind is float else int(value)
+                number = float(value)  # YAML reads 1e3 (no dot) as a string
+            with contextlib.suppress(ValueError):
+                number = int(value)  # exact for large whole numbers
         is_number = isinstance(number, (int, float)) and not isinstance(number, bool)
+        if is_number and not math.isfinite(number):
+            raise ConfigError(f"config key {path!r} must be a finite number, got {value!r}")
         if is_number and (kind is float or float(number).is_integer()):
             return kind(number)
         what = "a whole number" if is_number else "a number"
@@ -115,10 +120,18 @@ def _coerce(path: str, kind: Any, value: Any) -> Any:
 
 
 def _check_range(path: str, spec: dataclasses.Field, value: Any) -> Any:
-    """``value`` inside the range the field's metadata gives (numbers only)."""
+    """``value`` inside the range the field's metadata gives (numbers, and each number of a
+    list; a list's length with ``min_items``)."""
+    meta = spec.metadata
+    if isinstance(value, list):
+        if len(value) < meta.get("min_items", 0):
+            raise ConfigError(f"config key {path!r} must hold at least {meta['min_items']} "
+                              f"item(s), got {value!r}")  # fmt: skip
+        for i, item in enumerate(value):
+            _check_range(f"{path}[{i}]", spec, item)
+        return value
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return value
-    meta = spec.metadata
     if "min" in meta and value < meta["min"]:
         what = "not be negative" if meta["min"] == 0 else f"be at least {meta['min']}"
         raise ConfigError(f"config key {path!r} must {what}, got {value!r}")
@@ -130,7 +143,8 @@ def _check_range(path: str, spec: dataclasses.Field, value: Any) -> Any:
 
 
 def bounded(default: Any = dataclasses.MISSING, **limits: Any) -> Any:
-    """A dataclass field with a range (``min=``, ``above=``, ``max=``) checked on merge."""
+    """A dataclass field with a range (``min=``, ``above=``, ``max=``; a list's
+    ``min_items=``) checked on merge."""
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata=limits)
     return field(default=default, metadata=limits)

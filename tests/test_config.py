@@ -33,6 +33,8 @@ def test_overrides_apply_and_coerce():
         "planted", "cpu", overrides=[parse_override("annealing.stop_density=1e-3")]
     )
     assert config.annealing.stop_density == 1e-3
+    config = resolve_config("planted", "cpu", overrides=[parse_override("train.max_samples=1e3")])
+    assert config.train.max_samples == 1000 and isinstance(config.train.max_samples, int)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +56,12 @@ def test_overrides_apply_and_coerce():
         ("model.sparse.momentum=0", "'model.sparse.momentum' must be above 0"),
         ("annealing.start_density=1.5", "'annealing.start_density' must be at most 1"),
         ("train.batch_size=0", "'train.batch_size' must be at least 1"),
+        ("train.lr=nan", "'train.lr' must be a finite number, got 'nan'"),
+        ("train.lr=.inf", "'train.lr' must be a finite number, got inf"),
+        ("train.max_seconds=1e400", "'train.max_seconds' must be a finite number"),
+        ("train.max_samples=25e-1", "'train.max_samples' must be a whole number"),
+        ("seed=-1", "'seed' must not be negative, got -1"),
+        ("data.motifs=[]", r"'data.motifs' must hold at least 1 item\(s\), got \[\]"),
         # Keys of one task only: the cosine length of splicing's baseline.
         ("train.baseline_samples=10", "unknown config key 'train.baseline_samples'"),
     ],
@@ -61,6 +69,17 @@ def test_overrides_apply_and_coerce():
 def test_bad_overrides_are_refused_with_the_key_path(override, message):
     with pytest.raises(ConfigError, match=message):
         resolve_config("planted", "cpu", overrides=[parse_override(override)])
+
+
+def test_each_number_of_a_list_is_in_its_range():
+    cases = [("[1,0]", r"'model.head_dilations\[1\]' must be at least 1, got 0"),
+             ("[-2]", r"'model.head_dilations\[0\]' must be at least 1")]  # fmt: skip
+    for value, message in cases:
+        with pytest.raises(ConfigError, match=message):
+            resolve_config("splicing", "cpu", overrides=[
+                parse_override(f"model.head_dilations={value}")])  # fmt: skip
+    dilations = parse_override("model.head_dilations=[2]")
+    assert resolve_config("splicing", "cpu", overrides=[dilations]).model.head_dilations == [2]
 
 
 def test_a_key_of_another_task_is_unknown():

@@ -106,7 +106,7 @@ PLANTED_MOTIFS = [
 class PlantedData:
     """``data``: which motifs are planted, how, and the evaluation set sizes."""
 
-    motifs: list[str] = bounded(PLANTED_MOTIFS)
+    motifs: list[str] = bounded(PLANTED_MOTIFS, min_items=1)
     jaspar_release: str = "JASPAR2024"
     background: Literal["genome", "iid"] = "genome"
     min_relative_score: float = bounded(0.85, min=0, max=1)

@@ -76,7 +76,7 @@ class SplicingModel:
     unit_kernel: int = bounded(11, min=1)  # receptive field of g: 11 + 2 * 10 = 31 nt
     head_channels: int = bounded(32, min=1)
     head_kernel: int = bounded(11, min=1)
-    head_dilations: list[int] = bounded([1, 1, 1, 1, 4, 4, 4, 4])  # SpliceAI-400
+    head_dilations: list[int] = bounded([1, 1, 1, 1, 4, 4, 4, 4], min=1)  # SpliceAI-400
     # The supplied site core (models/core.py): unsupplied, 29 of 32 learned channels became
     # GT/AG copies or a T-rich pattern on TAIR10 chr1; with the site itself supplied, they are
     # free for other signals. false: the ablation, exactly the model without a core. The
