@@ -15,6 +15,7 @@ import click
 from .cli_audio import audio_check, audio_corpus
 from .cli_concepts import concepts
 from .cli_diagnose import diagnose
+from .cli_paths import OUT_FILE, OUT_FOLDER
 from .cli_variants import variants
 from .errors import SparlingError
 
@@ -90,7 +91,7 @@ _split_option = click.option(
     is_flag=True,
     help="Skip GFF/BED lines on sequences the FASTA lacks (e.g. organelles) instead of failing.",
 )
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output .h5 file.")
+@click.option("--out", required=True, type=OUT_FILE, help="Output .h5 file.")
 @click.option(
     "--labels",
     default="acceptor,donor",
@@ -240,7 +241,7 @@ def train(
 @click.option("--dataset", "dataset_path", type=click.Path(path_type=Path),
               help="Score on this dataset instead of the run's own (splicing); its classes "
               "are matched to the run's by name.")  # fmt: skip
-@click.option("--out", type=click.Path(path_type=Path), help="Write the metrics JSON here.")
+@click.option("--out", type=OUT_FILE, help="Write the metrics JSON here.")
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def evaluate(run, split, dataset_path, out, device) -> None:
     """Score a trained model on a split; prints (and optionally writes) metrics JSON."""
@@ -257,9 +258,10 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 
 @main.command()
 @_model_option
-@click.option("--out", type=click.Path(path_type=Path), help="Folder (default: RUN/motifs).")
+@click.option("--out", type=OUT_FOLDER, help="Folder (default: RUN/motifs).")
 @_split_option
-@click.option("--min-sites", default=10, show_default=True, help="Fewer sites: silent channel.")
+@click.option("--min-sites", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Fewer sites: silent channel.")  # fmt: skip
 @click.option(
     "--jaspar-release",
     help="pyjaspar release (default: the run's planted release, else JASPAR2026).",
@@ -337,9 +339,10 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
     help="Sequences to scan (default: the run's reference genome).",
 )
 @click.option("--reference", help="Named reference to scan instead of --fasta.")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option("--out", required=True, type=OUT_FOLDER, help="Output folder.")
 @_motifs_option
-@click.option("--chunk", default=50_000, show_default=True, help="Bases per chunk.")
+@click.option("--chunk", default=50_000, show_default=True, type=click.IntRange(min=1),
+              help="Bases per chunk.")  # fmt: skip
 @click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
 @click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
 def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> None:  # fmt: skip
@@ -373,7 +376,7 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     type=click.Path(path_type=Path),
     help="Folder written by `scan` (its scan.json is summarised).",
 )
-@click.option("--out", type=click.Path(path_type=Path), help="HTML file (default RUN/report.html).")
+@click.option("--out", type=OUT_FILE, help="HTML file (default RUN/report.html).")
 @click.option("--title", help="Page title.")
 @click.option(
     "--stability",
@@ -401,7 +404,7 @@ def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluatio
 @main.command()
 @click.option("--model", "runs", required=True, multiple=True, type=click.Path(path_type=Path),
               help="An exported run directory, one per seed (give it 2 or more times).")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="JSON file.")
+@click.option("--out", required=True, type=OUT_FILE, help="JSON file.")
 @click.option("--q", "q_threshold", default=0.01, show_default=True, type=float,
               help="Tomtom q-value below which two families match.")  # fmt: skip
 def stability(runs, out, q_threshold) -> None:
@@ -417,7 +420,7 @@ def stability(runs, out, q_threshold) -> None:
 @main.command()
 @_model_option
 @click.option("--baseline", type=click.Path(path_type=Path), help="The baseline's run directory.")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="JSON file.")
+@click.option("--out", required=True, type=OUT_FILE, help="JSON file.")
 def compare(run, baseline, out) -> None:
     """Test metrics of a Sparling run beside its non-sparse baseline (and their ratios)."""
     from .evaluate.compare import compare_runs

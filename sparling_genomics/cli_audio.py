@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from .cli_paths import OUT_FOLDER
+
 
 @click.command("audio-corpus")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Corpus folder.")
+@click.option("--out", required=True, type=OUT_FOLDER, help="Corpus folder.")
 @click.option("--speakers", default=60, show_default=True, help="Voices (AudioMNIST has 60).")
 @click.option("--repetitions", default=10, show_default=True, help="Clips per digit and voice.")
 @click.option("--seed", default=0, show_default=True)

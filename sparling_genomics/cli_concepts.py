@@ -8,13 +8,15 @@ from pathlib import Path
 
 import click
 
+from .cli_paths import OUT_FOLDER
+
 _METHODS = ("sae", "bsf_vanilla", "bsf_grassmannian", "bsf_group_lasso", "deleuzian")
 _BASELINES = ("modisco",)
 
 
 @click.command()
 @click.argument("run", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), help="Folder (default RUN/concepts).")
+@click.option("--out", type=OUT_FOLDER, help="Folder (default RUN/concepts).")
 @click.option("--layer", help="DNA models: hidden (default: g's last hidden features) or g "
               "(its motif logits per strand); others: motifs, g, embedding or a module "
               "name.")  # fmt: skip

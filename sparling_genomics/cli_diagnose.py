@@ -7,10 +7,12 @@ from pathlib import Path
 
 import click
 
+from .cli_paths import OUT_FOLDER
+
 
 @click.command()
 @click.argument("run", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), help="Folder (default RUN/diagnostics).")
+@click.option("--out", type=OUT_FOLDER, help="Folder (default RUN/diagnostics).")
 @click.option("--layer", help="Point cloud: embedding, motifs, g, or a module's name "
               "(default: the task's; modular addition: embedding, others: motifs).")  # fmt: skip
 @click.option("--max-points", default=1000, show_default=True, type=click.IntRange(min=4),

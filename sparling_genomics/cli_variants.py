@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from .cli_paths import OUT_FOLDER
+
 
 @click.command()
 @click.option(
@@ -20,7 +22,7 @@ import click
     help="Run directory of a trained site model (splicing or BED labels).",
 )
 @click.option("--vcf", required=True, type=click.Path(path_type=Path), help="VCF (plain or .gz).")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option("--out", required=True, type=OUT_FOLDER, help="Output folder.")
 @click.option(
     "--fasta", type=click.Path(path_type=Path), help="Genome FASTA (default: the run's dataset's)."
 )

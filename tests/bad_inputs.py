@@ -516,6 +516,18 @@ CASES: list[Case] = [
     Case("variants-planted-run", "variants (VCF)", "a run of a task without site classes",
          {"calls.vcf": vcf(snv(1000))}, _VARIANTS,
          expect=["run: a planted run has no site classes to score variants on"], needs_run=True),
+    # --- output paths ----------------------------------------------------------------------
+    Case("out-folder-is-a-file", "output paths", "a file as the output folder",
+         {"motifs": b"notes\n"}, ["export", "--model", "run", "--out", "motifs"],
+         expect=["motifs: exists and is not a folder; --out names the output folder"],
+         needs_run=True),
+    Case("out-file-is-a-folder", "output paths", "a folder as the output file",
+         {"scores.json/keep": b""}, ["evaluate", "--model", "run", "--out", "scores.json"],
+         expect=["scores.json: is a folder; --out names the output file"], needs_run=True),
+    Case("out-under-a-file", "output paths", "an output folder under a file",
+         {"notes": b"x\n", "calls.vcf": vcf(snv(1000))},
+         ["variants", "--model", "run", "--vcf", "calls.vcf", "--out", "notes/effects"],
+         expect=["notes/effects: notes is a file, not a folder"], needs_run="sites"),
     # --- audio (AudioMNIST) ----------------------------------------------------------------
     Case("audio-no-wavs", "audio corpora", "an AudioMNIST folder without WAV files",
          {"audio/README.md": b"# AudioMNIST\n"}, ["audio-check", "audio"],

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("evaluate", "concepts"),
     ("train",),
     ("export",),
-    ("cli", "cli_audio", "cli_concepts", "cli_diagnose", "cli_variants", "__main__"),
+    ("cli", "cli_audio", "cli_concepts", "cli_diagnose", "cli_paths", "cli_variants", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
