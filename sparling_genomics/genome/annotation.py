@@ -223,16 +223,24 @@ def read_annotation(
     return annotation
 
 
+def is_score(text: str) -> bool:
+    """A GFF or BED score column: '.' or any number. BED's is UCSC's 0-1000, but tools write
+    counts and floats there, and no reader here uses it; words are a broken line."""
+    if text == ".":
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _check_columns(at: str, score: str, strand: str, phase: str) -> None:
     """Columns 6-8 of any feature in their GFF3/GTF domains: score '.' or a number, strand
     '+', '-', '.' or '?', phase '.', 0, 1 or 2 (unused here, but a value outside them means
     a shifted or broken line)."""
-    if score != ".":
-        try:
-            float(score)
-        except ValueError:
-            message = f"{at}: score {score[:20]!r} is not a number or '.' (column 6)"
-            raise InputError(message) from None
+    if not is_score(score):
+        raise InputError(f"{at}: score {score[:20]!r} is not a number or '.' (column 6)")
     if strand not in ("+", "-", ".", "?"):
         raise InputError(f"{at}: strand {strand[:20]!r} is not '+', '-', '.' or '?' (column 7)")
     if phase not in (".", "0", "1", "2"):

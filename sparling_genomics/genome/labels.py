@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io import open_text
-from .annotation import Transcript
+from .annotation import Transcript, is_score
 from .chromosomes import SequenceNames
 from .sequence import decode, reverse_complement_codes
 
@@ -167,7 +167,7 @@ def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, firs
     name = cols[3].strip()
     if not name:
         raise InputError(f"{path}:{number}: empty name (class) column")
-    if len(cols) > 4 and not _is_score(cols[4].strip()):
+    if len(cols) > 4 and not is_score(cols[4].strip()):
         raise InputError(f"{path}:{number}: score {cols[4][:20]!r} is not a number (BED column 5; "
                          "'.' or 0 when there is none)")  # fmt: skip
     strand = cols[5].strip() if len(cols) > 5 else "."
@@ -175,18 +175,6 @@ def _bed_record(path: Path, number: int, raw: str, names: SequenceNames, *, firs
         raise InputError(f"{path}:{number}: strand {cols[5][:20]!r} is not '+', '-' or '.' "
                          "(BED column 6)")  # fmt: skip
     return BedRecord(chrom, start, end, name, strand, number)
-
-
-def _is_score(text: str) -> bool:
-    """BED's score column: UCSC's 0-1000, but tools write counts and floats there, and the
-    class reader does not use it, so any number (or '.') passes; words do not."""
-    if text == ".":
-        return True
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def positions_array(sites: list[Site]) -> np.ndarray:
