@@ -280,6 +280,22 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> N
     click.echo(f"wrote {path}")
 
 
+@main.command("apply")
+@click.option("--workdir", default=Path("."), type=click.Path(path_type=Path), show_default=True,
+              help="Where the Snakemake run (with an apply: entry) wrote results/.")  # fmt: skip
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option("--wall-seconds", required=True, type=float, help="The run's wall-clock time.")
+@click.option("--command", "command_line", required=True, help="The command that was timed.")
+@_benchmarks_md_option
+def bench_apply(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
+    """A trained run applied to another genome (pipeline apply:), beside its baseline."""
+    from .apply_genome import run_apply_benchmark
+
+    path = run_apply_benchmark(workdir, out, wall_seconds=wall_seconds, command=command_line,
+                               benchmarks_md=benchmarks_md)  # fmt: skip
+    click.echo(f"wrote {path}")
+
+
 @main.command("variants")
 @_model_option
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")

@@ -186,6 +186,8 @@ def load_yaml(path: Path) -> dict:
         data = yaml.safe_load(Path(path).read_text())
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: config file expected, but this is a folder") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""

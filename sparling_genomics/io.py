@@ -20,6 +20,21 @@ from typing import IO, Any
 from .errors import InputError
 
 
+def require_file(path: Path | str, what: str) -> Path:
+    """``path`` if it is a regular file; else an ``InputError`` saying what it is instead
+    (missing, a folder, or a device or pipe such as ``/dev/null`` or ``<(zcat x)``, which the
+    readers cannot index or reread)."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    if not path.exists():
+        raise InputError(f"{path}: {what} not found")
+    if path.is_dir():
+        raise InputError(f"{path}: {what} expected, but this is a folder")
+    raise InputError(f"{path}: {what} expected, but this is not a regular file (a device or "
+                     "pipe); give a file on disk")  # fmt: skip
+
+
 def is_gzip(path: Path) -> bool:
     """Whether ``path`` is gzip (or bgzip) data, by its magic bytes, not its name."""
     with open(path, "rb") as handle:

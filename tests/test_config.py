@@ -151,6 +151,8 @@ def test_config_file(tmp_path):
         resolve_config("planted", "cpu", files=[path])
     with pytest.raises(ConfigError, match="not found"):
         resolve_config("planted", "cpu", files=[tmp_path / "missing.yaml"])
+    with pytest.raises(ConfigError, match="config file expected, but this is a folder"):
+        resolve_config("planted", "cpu", files=[tmp_path])
 
 
 def test_one_registry_names_each_task_and_its_config():

@@ -57,3 +57,25 @@ def test_safe_child_refuses_names_that_leave_the_folder(tmp_path, name):
 
 def test_safe_child_accepts_motif_ids(tmp_path):
     assert io.safe_child(tmp_path, "motif_03", ".bw") == tmp_path / "motif_03.bw"
+
+
+def test_require_file_says_what_the_path_is_instead(tmp_path):
+    """A reader's input must be a regular file; the error says whether it is missing, a
+    folder, or a device or pipe (``/dev/null``, which used to be called "not found")."""
+    (tmp_path / "a.fa").write_text(">a\nACGT\n")
+    assert io.require_file(tmp_path / "a.fa", "FASTA file") == tmp_path / "a.fa"
+    cases = [(tmp_path / "gone.fa", "FASTA file not found"),
+             (tmp_path, "FASTA file expected, but this is a folder"),
+             ("/dev/null", "not a regular file (a device or pipe)")]  # fmt: skip
+    for path, message in cases:
+        with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            io.require_file(path, "FASTA file")
+
+
+def test_a_device_given_as_fasta_is_named_as_such(tmp_path):
+    from tests.conftest import run_cli
+
+    result = run_cli("dataset", "--fasta", "/dev/null", "--gff", "/dev/null", "--out",
+                     tmp_path / "d.h5")  # fmt: skip
+    assert result.returncode == 2 and not (tmp_path / "d.h5").exists()
+    assert "/dev/null: FASTA file expected, but this is not a regular file" in result.stderr

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import InputError
 from ..genome.pwm import consensus
 from ..genome.sequence import ALPHABET
-from ..io import write_text_atomic
+from ..io import require_file, write_text_atomic
 
 
 @dataclass
@@ -148,8 +148,7 @@ def read_meme_motifs(path: Path) -> dict[str, np.ndarray]:
     from memelite.io import read_meme
 
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: motif file not found")
+    require_file(path, "motif file")
     try:
         found = read_meme(str(path))
     except (ValueError, AttributeError, IndexError, UnicodeDecodeError) as exc:

@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..errors import InputError
-from ..io import open_text
+from ..io import open_text, require_file
 from .chromosomes import SequenceNames
 
 CODING_TYPES = {"mRNA"}
@@ -123,8 +123,7 @@ def read_annotation(
     are then reported under the FASTA's names.
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: annotation file not found")
+    require_file(path, "annotation file")
     names = SequenceNames.of(lengths) if lengths is not None else None
     try:
         gtf = annotation_format(path) == "gtf"
@@ -292,7 +291,12 @@ def _link(path, genes_biotype, transcripts, parts, all_ids, skipped) -> Annotati
                 raise InputError(
                     f"{path}:{number}: {kind} has Parent {parent!r}, which no feature defines"
                 )
-            skipped[f"{kind} of non-coding transcript"] += 1
+            # EMBL-submitted GFF3 repeats a gene's exons under the gene itself as well
+            # as under its mRNA (A. arenosa, GCA_905216605.1): those are not lost sites.
+            if parent in genes_biotype:
+                skipped[f"{kind} directly under a gene"] += 1
+            else:
+                skipped[f"{kind} of non-coding transcript"] += 1
             continue
         (t.exons if kind == "exon" else t.cds).append((start, end))
     for t in transcripts.values():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
+from ..io import require_file
 from .annotation import read_annotation
 from .chromosomes import sequence_names
 from .fasta import Genome
@@ -36,8 +37,7 @@ def check_genome_inputs(
     names = sequence_names(genome, Path(chrom_aliases) if chrom_aliases else None,
                            skip_unknown=skip_unknown_sequences)  # fmt: skip
     if gff:
-        if not Path(gff).is_file():
-            raise InputError(f"{gff}: annotation file not found")
+        require_file(gff, "annotation file")
         annotation = read_annotation(Path(gff), names)
         if not annotation.selected("longest"):
             raise InputError(f"{gff}: no protein-coding transcripts with exons")

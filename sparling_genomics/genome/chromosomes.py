@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import open_text
+from ..io import open_text, require_file
 
 _CHROMOSOME_IN_HEADER = re.compile(r"\b(?:chromosome|chr)\s*([A-Za-z0-9]+)", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:chromosome|chrom|chr)[_ ]?", re.IGNORECASE)
@@ -29,8 +29,7 @@ _PREFIX = re.compile(r"^(?:chromosome|chrom|chr)[_ ]?", re.IGNORECASE)
 def read_aliases(path: Path, fasta_names) -> dict[str, str]:
     """Alias -> FASTA name, from a file of whitespace-separated names per line."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: chromosome alias file not found")
+    require_file(path, "chromosome alias file")
     fasta_names = set(fasta_names)
     out: dict[str, str] = {}
     try:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import is_gzip
+from ..io import is_gzip, require_file
 from .sequence import N_CODE, encode
 
 _NUCLEOTIDE_LETTERS = frozenset(b"ACGTUNRYKMSWBDHVacgtunrykmswbdhv-.")
@@ -115,8 +115,7 @@ class Genome:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
-            raise InputError(f"{self.path}: FASTA file not found")
+        require_file(self.path, "FASTA file")
         self._codes: dict[str, np.ndarray] | None = None
         self._headers: dict[str, str] | None = None
         self._faidx = None

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import open_text
+from ..io import open_text, require_file
 from .annotation import Transcript, is_score
 from .chromosomes import SequenceNames
 from .sequence import decode, reverse_complement_codes
@@ -116,8 +116,7 @@ def read_bed(path: Path, lengths: SequenceNames | dict[str, int]) -> list[BedRec
     refused; columns from the 7th on are not read (BED12's, or a BED6+ format's own).
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: BED file not found")
+    require_file(path, "BED file")
     names = SequenceNames.of(lengths)
     records = []
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
+from ..io import require_file
 from .reference import package_dir
 
 DEFAULT_REFERENCE = "tair10-chr1"
@@ -58,8 +59,7 @@ def load_reference(name_or_path: str | Path) -> Reference:
         if not path.is_file():
             names = ", ".join(available_references()) or "none"
             raise InputError(f"unknown reference {str(name_or_path)!r} (known: {names})")
-    if not path.is_file():
-        raise InputError(f"{path}: reference manifest not found")
+    require_file(path, "reference manifest")
     try:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import open_text
+from ..io import open_text, require_file
 from .chromosomes import SequenceNames
 from .sequence import N_CODE, decode, encode
 
@@ -111,8 +111,7 @@ class VcfReader:
         import pysam
 
         self.path = Path(path)
-        if not self.path.is_file():
-            raise InputError(f"{self.path}: VCF file not found")
+        require_file(self.path, "VCF file")
         if self.path.stat().st_size == 0:
             raise InputError(f"{self.path}: empty file, not a VCF")
         pysam.set_verbosity(0)  # htslib's warnings; what matters is checked here

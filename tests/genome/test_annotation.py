@@ -165,3 +165,19 @@ def test_gtf_gives_the_same_sites(tmp_path):
     kinds = ("donor", "acceptor")
     assert [s.position for s in transcript_sites(a, kinds)] == [9, 20]
     assert [s.position for s in transcript_sites(b, kinds)] == [9, 20]
+
+
+def test_exons_repeated_under_the_gene_are_counted_apart_and_change_no_site(tmp_path):
+    """EMBL-submitted GFF3 (A. arenosa's) lists a gene's exons under the gene as well as under
+    its mRNA: the transcript's exons alone make its sites, and the skip says where they were."""
+    exons = [["chrA", ".", "exon", s, e, ".", "+", ".", "Parent=t1"] for s, e in (("1", "10"),
+                                                                                  ("21", "50"))]
+    under_gene = [[*line[:8], "Parent=g1"] for line in exons]
+    plain = read_annotation(_write(tmp_path / "a.gff3", [GENE, MRNA, *exons]), {"chrA": 100})
+    embl = read_annotation(_write(tmp_path / "b.gff3", [GENE, MRNA, *exons, *under_gene]),
+                           {"chrA": 100})  # fmt: skip
+    assert [t.exons for t in embl.transcripts.values()] == [
+        t.exons for t in plain.transcripts.values()
+    ]
+    assert embl.skipped["exon directly under a gene"] == 2
+    assert "exon of non-coding transcript" not in embl.skipped

@@ -108,6 +108,41 @@ def test_apply_scores_scans_and_reports_another_genome_without_training(finished
     assert (finished / "logs" / "other" / "applied" / "splicing_seed0" / "evaluate.log").is_file()
 
 
+def test_apply_benchmark_reads_the_run_and_scores_its_baseline_on_the_other_genome(
+    finished, tmp_path
+):
+    """`python -m benchmarks apply` on the finished run: Sparling's figures are the pipeline's
+    own (applied metrics, the run's test block), the baseline's on the other genome are those
+    `evaluate --split all` gives on that genome's dataset, and the section names both."""
+    from benchmarks.apply_genome import run_apply_benchmark
+
+    finished, _ = finished
+    markdown = tmp_path / "BENCHMARKS.md"
+    path = run_apply_benchmark(finished, tmp_path / "bench", wall_seconds=90.0,
+                               command="snakemake --configfile c.yaml", benchmarks_md=markdown)
+    (row,) = json.loads(path.read_text())["applied"]
+    assert (row["genome"], row["applied"], row["job"]) == ("other", "splicing_seed0",
+                                                          "tiny/splicing/seed0")  # fmt: skip
+    applied = json.loads((finished / "results/other/applied/splicing_seed0/metrics.json")
+                         .read_text())  # fmt: skip
+    own = json.loads((_job(finished) / "metrics.json").read_text())
+    assert row["sparling"]["other"]["donor_pr_auc"] == applied["e2e"]["donor_pr_auc"]
+    assert row["sparling"]["own"]["donor_pr_auc"] == own["sparling"]["e2e"]["donor_pr_auc"]
+    assert row["baseline"]["own"]["acceptor_pr_auc"] == own["baseline"]["e2e"]["acceptor_pr_auc"]
+    direct = run_cli("evaluate", "--model", _job(finished) / "baseline", "--dataset",
+                     finished / "results/other/dataset.h5", "--split", "all", "--out",
+                     tmp_path / "direct.json")  # fmt: skip
+    assert direct.returncode == 0, direct.stderr
+    direct = json.loads((tmp_path / "direct.json").read_text())
+    for key in ("donor_pr_auc", "acceptor_pr_auc", "mean_topk"):
+        assert row["baseline"]["other"][key] == pytest.approx(direct["e2e"][key])
+    assert row["sites"] == {k: applied["sites"][k]["sites"] for k in ("donor", "acceptor")}
+    assert row["scan"]["sites"] > 0
+    text = markdown.read_text()
+    assert "<!-- bench:apply:start -->" in text and "applied to other" in text
+    assert any(r["job"].startswith("other/applied/") for r in json.loads(path.read_text())["rules"])
+
+
 def test_planted_target_runs_through_the_same_rules(finished):
     """The planted job has a splicing job's layout, trains without a dataset or baseline, and
     names its motifs against the JASPAR release it planted from (not the config's)."""
