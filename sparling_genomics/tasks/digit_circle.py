@@ -219,9 +219,9 @@ class DigitCircleTask(Task):
         density, so a budget of one digit's share per channel would make the spare channels
         fire on digits that another channel already found (the 12-channel benchmark at 1.4x
         the digits: a third of the digits had two channels on, and every failed perturbation
-        was one of them). With the preset's shared budget the two spares fall silent and the
-        ten digit channels share their firings: 1.06x the digits in all, ~1.25x per digit
-        channel (``docs/paper-domains.md``)."""
+        was one of them). With the preset's shared budget the spares may fall silent and the
+        digit channels take up their share: 1.06x the digits in all, up to 1.3x the density
+        per channel (``docs/paper-domains.md``)."""
         mean_count = (self.spec.min_digits + self.spec.max_digits) / 2
         channels = self.config.model.motif_channels
         return mean_count / (channels * self.map_size**2)
