@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import REPO
 
-BENCHMARKS = ("concepts", "grokking", "identifiability", "motif-export", "paper-domain",
+BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
               "pipeline", "planted", "planted-data", "scan", "scan-load", "seeds", "sparse-layer",
               "splicing", "variants")  # fmt: skip
 
@@ -46,6 +46,7 @@ def test_each_benchmark_keeps_its_options():
     assert options["sparse-layer"] == ["--benchmarks-md", "--out", "--repeats"]
     assert options["pipeline"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
                                    "--workdir"]  # fmt: skip
+    assert options["apply"] == options["pipeline"]
     assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
     assert options["variants"] == ["--benchmarks-md", "--compare", "--model", "--out",
                                    "--reference", "--section", "--spacing", "--truth",
