@@ -264,13 +264,26 @@ def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
     click.echo(f"wrote {path}")
 
 
+def _finished_run_options(f):
+    """The options of a benchmark that reads a finished Snakemake run (pipeline, apply)."""
+    for option in reversed([
+        click.option("--workdir", default=Path("."), type=click.Path(path_type=Path),
+                     show_default=True, help="Where the Snakemake run wrote results/ and "
+                     "timings/."),
+        click.option("--out", required=True, type=click.Path(path_type=Path),
+                     help="Output folder."),
+        click.option("--wall-seconds", required=True, type=float,
+                     help="The run's wall-clock time."),
+        click.option("--command", "command_line", required=True,
+                     help="The command that was timed."),
+        _benchmarks_md_option,
+    ]):  # fmt: skip
+        f = option(f)
+    return f
+
+
 @main.command("pipeline")
-@click.option("--workdir", default=Path("."), type=click.Path(path_type=Path), show_default=True,
-              help="Where the Snakemake run wrote results/ and timings/.")  # fmt: skip
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
-@click.option("--wall-seconds", required=True, type=float, help="The run's wall-clock time.")
-@click.option("--command", "command_line", required=True, help="The command that was timed.")
-@_benchmarks_md_option
+@_finished_run_options
 def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
     """Per-rule time and memory of a finished pipeline run, into BENCHMARKS.md."""
     from .pipeline import run_pipeline_benchmark
@@ -281,12 +294,7 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> N
 
 
 @main.command("apply")
-@click.option("--workdir", default=Path("."), type=click.Path(path_type=Path), show_default=True,
-              help="Where the Snakemake run (with an apply: entry) wrote results/.")  # fmt: skip
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
-@click.option("--wall-seconds", required=True, type=float, help="The run's wall-clock time.")
-@click.option("--command", "command_line", required=True, help="The command that was timed.")
-@_benchmarks_md_option
+@_finished_run_options
 def bench_apply(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
     """A trained run applied to another genome (pipeline apply:), beside its baseline."""
     from .apply_genome import run_apply_benchmark

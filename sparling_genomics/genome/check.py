@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import require_file
 from .annotation import read_annotation
 from .chromosomes import sequence_names
 from .fasta import Genome
@@ -37,7 +36,6 @@ def check_genome_inputs(
     names = sequence_names(genome, Path(chrom_aliases) if chrom_aliases else None,
                            skip_unknown=skip_unknown_sequences)  # fmt: skip
     if gff:
-        require_file(gff, "annotation file")
         annotation = read_annotation(Path(gff), names)
         if not annotation.selected("longest"):
             raise InputError(f"{gff}: no protein-coding transcripts with exons")
