@@ -124,8 +124,9 @@ class SiteScorer:
 
     def add(self, outputs: dict[str, torch.Tensor], batch: Batch) -> None:
         probs, labels = self.task.site_probabilities(outputs, batch)
-        self.probs.append(probs)
-        self.labels.append(labels)
+        keep = labels >= 0  # only labelled positions are scored: hold only those
+        self.probs.append(np.asarray(probs[keep], dtype=np.float32))
+        self.labels.append(labels[keep].astype(np.int16))
         if self.sparse:
             motifs = outputs["motifs"]
             self.active += int((motifs > 0).sum())
@@ -134,7 +135,10 @@ class SiteScorer:
 
     def result(self) -> Evaluation:
         classes = self.task.classes
-        sites = site_metrics(np.concatenate(self.probs), np.concatenate(self.labels), classes)
+        probs, labels = np.concatenate(self.probs), np.concatenate(self.labels)
+        self.probs, self.labels = [], []  # one copy of the scores while they are ranked
+        sites = site_metrics(probs, labels, classes)
+        del probs, labels
         e2e = {"mean_topk": sites["mean_topk"]}
         for name in self.task.symbols:
             e2e[f"{name}_topk"] = sites[name]["topk"]

@@ -168,6 +168,17 @@ PRESETS: dict[str, dict] = {
 }
 
 
+def _check_classes(classes: list[str]) -> None:
+    """``data.classes`` (empty: the dataset's order) must be ``none`` then distinct names."""
+    if not classes:
+        return
+    if classes[0] != "none":
+        raise ConfigError(f"data.classes must start with 'none' (got {', '.join(classes)})")
+    repeated = sorted({c for c in classes if classes.count(c) > 1})
+    if repeated:
+        raise ConfigError(f"data.classes lists {', '.join(repeated)} more than once")
+
+
 class SplicingTask(Task):
     name = "splicing"
     exports_motifs = True
@@ -209,6 +220,7 @@ class SplicingTask(Task):
                 "data.dataset is empty: build one with `sparling-genomics dataset` and pass "
                 "--dataset PATH (or --set data.dataset=PATH)"
             )
+        _check_classes(list(config.data.classes))
         self.data = SiteDataset(path, class_order=list(config.data.classes) or None)
         self.classes = self.data.classes
         config.data.classes = list(self.classes)  # recorded in the run's saved config

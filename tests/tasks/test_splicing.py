@@ -31,6 +31,23 @@ def test_batches_are_deterministic_and_cover_each_epoch(tiny_dataset):
     assert sorted(seen.tolist()) == sorted(total.tolist())  # one epoch = every window once
 
 
+def test_a_class_list_with_a_repeat_or_without_none_first_is_named_as_such(tiny_dataset):
+    """Not the dataset-mismatch message, which would send the user to rebuild the dataset."""
+
+    def with_classes(classes):
+        config = resolve_config(
+            "splicing", "tiny",
+            overrides=[{"data": {"dataset": str(tiny_dataset), "classes": classes}}],
+        )  # fmt: skip
+        return SplicingTask(config, seed=0)
+
+    with pytest.raises(ConfigError, match=r"^data.classes lists donor more than once$"):
+        with_classes(["none", "donor", "donor", "acceptor"])
+    with pytest.raises(ConfigError, match=r"^data.classes must start with 'none' \(got donor"):
+        with_classes(["donor", "none", "acceptor"])
+    assert with_classes(["none", "donor", "acceptor"]).classes == ["none", "donor", "acceptor"]
+
+
 def test_sparling_and_baseline_share_the_network(tiny_dataset):
     task = _task(tiny_dataset)
     sparse, plain = task.build_model(sparse=True), task.build_model(sparse=False)
