@@ -91,10 +91,11 @@ DEFAULTS = {
         # 27 steps to the true density fit a 30-minute CPU budget.
         "eval_every": 2_000,
         # After annealing (which ends at 170-195k samples), the learning rate decayed along
-        # a half cosine over 160k samples: runs end by schedule in 22-25 minutes of the
-        # 27-minute budget. At 64k, validation exact match was still rising (0.81 -> 0.88)
-        # when the runs ended; seed 0 at 160k: E2EE 4.3 -> 1.9%, FNE 3.2 -> 1.3%,
-        # consistency 93.9 -> 96.0% (docs/paper-domains.md, BENCHMARKS.md "DigitCircle").
+        # a half cosine over 160k samples: seeds 0-2 end by schedule in 22-24 minutes of
+        # the 27-minute budget. At 64k, validation exact match was still rising (0.81 ->
+        # 0.88) when the runs ended; 64k -> 160k, means of seeds 0-2: E2EE 4.4 -> 2.4%,
+        # FNE 3.3 -> 1.7%, consistency 93.5 -> 96.7% (docs/paper-domains.md, BENCHMARKS.md
+        # "DigitCircle").
         "final_samples": 160_000,
         "final_lr_schedule": "cosine",
         # Whether a seed leaves the dense task's plateau (training loss ~2.3: the right
