@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import atomic_path
+from ..io import atomic_path, require_file
 from .annotation import read_annotation
 from .chromosomes import SequenceNames, sequence_names
 from .fasta import Genome
@@ -371,10 +371,11 @@ class SiteDataset:
         import h5py
 
         self.path = Path(self.path)
-        if not self.path.is_file():
+        if not self.path.exists():
             raise InputError(
                 f"{self.path}: dataset file not found (build it with `sparling-genomics dataset`)"
             )
+        require_file(self.path, "dataset file")  # a folder or a device, named as such
         try:
             self._h5 = h5py.File(self.path, "r")
             attrs = self._h5.attrs

@@ -255,3 +255,12 @@ def test_bed_scores_and_strands_in_their_domain_pass(tmp_path):
                    "NC_003070.9\t3000\t3001\tdonor\t900\t.\n")  # fmt: skip
     records = read_bed(bed, {"NC_003070.9": 300_000})
     assert [r.strand for r in records] == ["+", "-", "."]
+
+
+def test_a_missing_dataset_says_how_to_build_one_and_a_folder_is_named_as_such(tmp_path):
+    missing = tmp_path / "none.h5"
+    with pytest.raises(InputError, match=r"dataset file not found \(build it with `sparling"):
+        SiteDataset(missing)
+    with pytest.raises(InputError, match=r"^.*: dataset file expected, but this is a folder$"):
+        SiteDataset(tmp_path)
+    assert not missing.exists()
