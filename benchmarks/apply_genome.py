@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .pipeline import read_rule_benchmarks
+from .pipeline import read_rule_benchmarks, rule_table
 from .report import machine_description, machine_line, publish
 
 CLASSES = ("donor", "acceptor")
@@ -150,8 +150,5 @@ def _markdown(r: dict, path: Path) -> str:
                       f"bases, both strands): {c['sites']:,} sites of {c['motifs']} motifs in "
                       f"{c['total_seconds']:.1f} s."]  # fmt: skip
     if r["rules"]:
-        lines += ["", "| job | seconds | peak RSS (MB) |", "|---|---|---|"]
-        for row in r["rules"]:
-            rss = "-" if row["max_rss_mb"] is None else f"{row['max_rss_mb']:.0f}"
-            lines.append(f"| {row['job']} | {row['seconds']:.1f} | {rss} |")
+        lines += ["", *rule_table(r["rules"])]
     return "\n".join(lines)

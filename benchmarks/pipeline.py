@@ -28,6 +28,15 @@ def read_rule_benchmarks(folder: Path) -> list[dict]:
     return rows
 
 
+def rule_table(rules: list[dict]) -> list[str]:
+    """The Markdown table of :func:`read_rule_benchmarks`' rows: job, seconds, peak RSS."""
+    lines = ["| job | seconds | peak RSS (MB) |", "|---|---|---|"]
+    for row in rules:
+        rss = "-" if row["max_rss_mb"] is None else f"{row['max_rss_mb']:.0f}"
+        lines.append(f"| {row['job']} | {row['seconds']:.1f} | {rss} |")
+    return lines
+
+
 def run_pipeline_benchmark(
     workdir: Path,
     out: Path,
@@ -66,12 +75,8 @@ def _markdown(r: dict, path: Path) -> str:
         "",
         f"Whole run, wall clock: **{r['wall_seconds'] / 60:.1f} min**.",
         "",
-        "| job | seconds | peak RSS (MB) |",
-        "|---|---|---|",
+        *rule_table(r["rules"]),
     ]
-    for row in r["rules"]:
-        rss = "-" if row["max_rss_mb"] is None else f"{row['max_rss_mb']:.0f}"
-        lines.append(f"| {row['job']} | {row['seconds']:.1f} | {rss} |")
     for name, m in r["metrics"].items():
         s, b, ratio = m["sparling"], m["baseline"] or {}, m["ratio"] or {}
         lines += ["", f"{name}: mean top-k Sparling **{s['mean_topk']:.3f}**, baseline "
