@@ -91,6 +91,12 @@ class SplicingModel:
     # A core channel's density = this x its class's share of labelled training positions:
     # 1.0 lets it fire about once per true site, as the learned channels' 0.18% does.
     core_density_scale: float = bounded(1.0, above=0)
+    # > 0: after the core phase each core channel's density is raised (from the scale's, in
+    # steps of 1.2x, up to 5%) until the channel fires at this share of the labelled sites of
+    # the calibration windows, and its one-call-per-site peak rule stays on at any density:
+    # the core motif is then called at nearly every true site, not only at the sites its
+    # local window ranks first (train/core_phase.py). 0: the scale's density alone.
+    core_site_recall: float = bounded(0.0, min=0, max=0.99)
     # Channels compete within +-2 nt (the anti-copy rule; sparsity/layer.py): without it, 14
     # of 32 channels were near-exact copies firing at the same sites (bench_runs/splicing_h32).
     # With it copies take turns rather than vanish (13 of 32 in bench_runs/splicing_i20).
@@ -344,6 +350,8 @@ class SplicingTask(Task):
         core = SiteCore(self.classes[1:], windows, context=self.data.context,
                         hidden=m.core_hidden, layers=m.core_layers)  # fmt: skip
         one = replace(m.sparse, block_size=None)  # a core class is one channel
+        if m.core_site_recall:  # one call per site at whatever density the recall asks
+            one = replace(one, peak_below=1.0)
         layers = [SpatialSparsity.from_config(1, d, one) for d in densities]
         return core, layers
 

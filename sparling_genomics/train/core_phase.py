@@ -18,6 +18,10 @@ from .progress import Progress
 # Training windows the core channels' sparse layers are calibrated on once the core is frozen:
 # ~500 expected sites per class at 0.15% density and 1,400 positions a window.
 CORE_CALIBRATION_WINDOWS = 256
+# model.core_site_recall: a core channel's density grows by this factor up to this cap (5%:
+# still one position in twenty, under the one-peak-in-eleven the peak rule allows).
+CORE_DENSITY_STEP = 1.2
+CORE_DENSITY_CAP = 0.05
 
 
 def train_core(trainer) -> None:
@@ -70,7 +74,7 @@ def train_core(trainer) -> None:
         batches.close()
         progress.close()
     core.freeze()
-    calibrate_core(trainer)
+    shares = calibrate_core(trainer)
     record = core_record(trainer)
     torch.set_num_threads(trainer.eval_threads)
     try:
@@ -80,6 +84,7 @@ def train_core(trainer) -> None:
         torch.set_num_threads(trainer.train_threads)
     record.update({f"core_val_{k}": v for k, v in alone.e2e.items()})
     record["core_densities"] = [layer.density for layer in trainer.model.core_sparse]
+    record["core_site_shares"] = shares  # of the calibration windows' labelled sites
     record["elapsed"] = round(s["core_elapsed"], 3)
     trainer._log(record)
     s["phase"] = trainer._main_phase()
@@ -87,20 +92,60 @@ def train_core(trainer) -> None:
 
 
 @torch.no_grad()
-def calibrate_core(trainer) -> None:
+def calibrate_core(trainer) -> list[float | None]:
     """Start the core channels' sparse layers from the frozen core's logits on the next
     ``CORE_CALIBRATION_WINDOWS`` training windows (exact BatchNorm statistics and
-    thresholds; the main phase then keeps them up to date as usual)."""
+    thresholds; the main phase then keeps them up to date as usual). With
+    ``model.core_site_recall`` each channel's density is first raised to reach that share of
+    the windows' labelled sites. Returns each channel's share of those sites it fires at
+    (None for a class with no site in the windows)."""
     t = trainer.config.train
-    logits, seen, index = [], 0, trainer.state["core_step"]
+    logits, labels, seen, index = [], [], 0, trainer.state["core_step"]
     while seen < CORE_CALIBRATION_WINDOWS:
         batch = trainer.task.train_batch(index, t.batch_size)
         logits.append(trainer.model.core(batch.x.to(trainer.device)))
+        labels.append(batch.y.to(trainer.device))
         seen += len(batch)
         index += 1
-    s = torch.cat(logits)
+    s, y = torch.cat(logits), torch.cat(labels)
+    recall = getattr(trainer.config.model, "core_site_recall", 0.0)
+    shares = []
     for i, layer in enumerate(trainer.model.core_sparse):
-        layer.calibrate(s[:, i : i + 1])
+        x, sites = s[:, i : i + 1], y == i + 1
+        if recall and bool(sites.any()):
+            layer.density = density_for_recall(layer, x, sites, recall)
+        layer.calibrate(x)
+        shares.append(site_share(layer, x, sites))
+    return shares
+
+
+def site_share(layer, x: torch.Tensor, sites: torch.Tensor) -> float | None:
+    """The share of ``sites`` ((N, L) bool, the output positions; ``x`` (N, 1, L + context)
+    carries ``context // 2`` more positions each side) at which ``layer`` fires on ``x``, in
+    eval mode (nothing learnt from ``x``)."""
+    if not bool(sites.any()):
+        return None
+    was = layer.training
+    layer.eval()
+    try:
+        out = layer(x)[:, 0]
+    finally:
+        layer.train(was)
+    off = (out.shape[-1] - sites.shape[-1]) // 2
+    return float((out[:, off : off + sites.shape[-1]][sites] > 0).float().mean())
+
+
+def density_for_recall(layer, x: torch.Tensor, sites: torch.Tensor, recall: float) -> float:
+    """The density (from ``layer``'s, in steps of ``CORE_DENSITY_STEP``, at most
+    ``CORE_DENSITY_CAP``) at which ``layer`` calibrated on ``x`` fires at a share ``recall``
+    of ``sites``; the cap where none below it does."""
+    density = layer.density
+    while True:
+        layer.density = density
+        layer.calibrate(x)
+        if site_share(layer, x, sites) >= recall or density * CORE_DENSITY_STEP > CORE_DENSITY_CAP:
+            return density
+        density *= CORE_DENSITY_STEP
 
 
 def core_record(trainer) -> dict:
