@@ -138,7 +138,7 @@ def site_share(layer, x: torch.Tensor, sites: torch.Tensor) -> float | None:
 def density_for_recall(layer, x: torch.Tensor, sites: torch.Tensor, recall: float) -> float:
     """The density (from ``layer``'s, in steps of ``CORE_DENSITY_STEP``, at most
     ``CORE_DENSITY_CAP``) at which ``layer`` calibrated on ``x`` fires at a share ``recall``
-    of ``sites``; the cap where none below it does."""
+    of ``sites``; where none up to the cap does, the last step under the cap."""
     density = layer.density
     while True:
         layer.density = density
