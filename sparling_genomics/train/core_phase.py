@@ -108,13 +108,14 @@ def calibrate_core(trainer) -> list[float | None]:
         seen += len(batch)
         index += 1
     s, y = torch.cat(logits), torch.cat(labels)
-    recall = getattr(trainer.config.model, "core_site_recall", 0.0)
+    recall = trainer.config.model.core_site_recall  # only a splicing model has a core
     shares = []
     for i, layer in enumerate(trainer.model.core_sparse):
         x, sites = s[:, i : i + 1], y == i + 1
         if recall and bool(sites.any()):
-            layer.density = density_for_recall(layer, x, sites, recall)
-        layer.calibrate(x)
+            density_for_recall(layer, x, sites, recall)  # leaves the layer calibrated
+        else:
+            layer.calibrate(x)
         shares.append(site_share(layer, x, sites))
     return shares
 
@@ -138,7 +139,8 @@ def site_share(layer, x: torch.Tensor, sites: torch.Tensor) -> float | None:
 def density_for_recall(layer, x: torch.Tensor, sites: torch.Tensor, recall: float) -> float:
     """The density (from ``layer``'s, in steps of ``CORE_DENSITY_STEP``, at most
     ``CORE_DENSITY_CAP``) at which ``layer`` calibrated on ``x`` fires at a share ``recall``
-    of ``sites``; where none up to the cap does, the last step under the cap."""
+    of ``sites``; where none up to the cap does, the last step under the cap. The layer is
+    left at that density, calibrated on ``x``."""
     density = layer.density
     while True:
         layer.density = density
