@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from sparling_genomics.cli import _Group, _model_option, _overrides
+from sparling_genomics.cli.main import _Group, _model_option, _overrides
 
 
 @click.group(cls=_Group)

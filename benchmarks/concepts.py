@@ -176,12 +176,12 @@ def rejudge_planted(out: Path) -> list[str]:
 
 
 def planted_part(out: Path, only: str | None = None) -> dict:
-    from sparling_genomics.export.run_concepts import (
+    from sparling_genomics.runners.concepts import (
         ALL_METHODS,
         ConceptSettings,
         extract_run_concepts,
     )
-    from sparling_genomics.export.run_motifs import export_run_motifs
+    from sparling_genomics.runners.motifs import export_run_motifs
 
     torch.set_num_threads(1)
     sets = {}

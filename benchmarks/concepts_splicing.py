@@ -88,7 +88,7 @@ def method_figures(summary: dict, seconds: float) -> dict:
 
 
 def splicing_part(out: Path, steps: int) -> dict:
-    from sparling_genomics.export.run_concepts import (
+    from sparling_genomics.runners.concepts import (
         ALL_METHODS,
         ConceptSettings,
         extract_run_concepts,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sparling_genomics.config import load_yaml
-from sparling_genomics.export.report import write_report
+from sparling_genomics.report.page import write_report
 from sparling_genomics.rundir import config_path, report_path
 from sparling_genomics.train.run_config import resolve_config
 

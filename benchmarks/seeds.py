@@ -18,7 +18,7 @@ import numpy as np
 import yaml
 
 from sparling_genomics.errors import InputError
-from sparling_genomics.export.stability import seed_stability
+from sparling_genomics.runners.stability import seed_stability
 
 from .report import machine_description, machine_line, publish
 from .splicing_families import export_or_read, family_figures

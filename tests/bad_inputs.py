@@ -594,7 +594,7 @@ def run_case(case: Case, folder: Path, run: Path | None = None,
     tiny planted run, ``site_run``: a tiny splicing run, copied in as ``run/``)."""
     from click.testing import CliRunner
 
-    from sparling_genomics.cli import main
+    from sparling_genomics.cli.main import main
 
     folder.mkdir(parents=True, exist_ok=True)
     if case.needs_run:

@@ -9,7 +9,7 @@ import pytest
 
 from sparling_genomics import tasks
 from sparling_genomics.errors import ConfigError
-from sparling_genomics.export.report import write_report
+from sparling_genomics.report.page import write_report
 from sparling_genomics.rundir import config_path, metrics_path
 from sparling_genomics.tasks.registry import TASKS
 from sparling_genomics.train.loading import evaluate_run

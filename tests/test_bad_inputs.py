@@ -48,7 +48,7 @@ def test_unexpected_failure_exits_1_with_one_line_and_debug_shows_traceback(monk
     from click.testing import CliRunner
 
     import sparling_genomics.genome.dataset as dataset
-    from sparling_genomics.cli import main
+    from sparling_genomics.cli.main import main
 
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")

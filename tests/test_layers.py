@@ -3,7 +3,11 @@
 Layers, bottom to top (a module may import its own layer and those below)::
 
     errors, io, config, rundir  ->  genome, sparsity, models, domains  ->  tasks  ->  evaluate
-    ->  train  ->  export  ->  cli
+    ->  train  ->  export  ->  report  ->  runners  ->  cli
+
+``export`` holds motifs and tracks, ``report`` the HTML page and its sections and figures,
+``runners`` what each verb runs over a run folder (one module a verb; no runner imports
+another), ``cli`` the verbs' argument parsing.
 
 Imports are read with ``ast``, at module top and inside functions alike (an import inside a
 function is still a dependency; hiding one there does not break a cycle). Then every module
@@ -33,7 +37,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("evaluate", "concepts"),
     ("train",),
     ("export",),
-    ("cli", "cli_audio", "cli_concepts", "cli_diagnose", "cli_paths", "cli_variants", "__main__"),
+    ("report",),
+    ("runners",),
+    ("cli", "__main__"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
@@ -185,7 +191,8 @@ def test_every_module_imports_in_dependency_order_in_a_fresh_interpreter():
     graph = import_graph()
     found = cycles(graph)
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
-    order = dependency_order(graph)
+    # A ``__main__`` module runs the command line when imported: its imports are read above.
+    order = [m for m in dependency_order(graph) if not m.endswith("__main__")]
     result = subprocess.run(
         [sys.executable, "-c", _IMPORT_IN_ORDER, json.dumps(order)],
         capture_output=True,
@@ -214,3 +221,49 @@ def test_no_module_is_over_450_lines():
     long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > 450}  # fmt: skip
     assert not long, f"modules over 450 lines: {long}"
+
+
+def private_imports(name: str, path: Path, modules: dict[str, Path]) -> list[str]:
+    """``from other_module import _name`` in ``name``'s file: a private name of another
+    package module."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    base = name if _is_package(path) else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            anchor = base.split(".")
+            anchor = anchor[: len(anchor) - (node.level - 1)]
+            source = ".".join(anchor + ([node.module] if node.module else []))
+        else:
+            source = node.module or ""
+        if not source.startswith(PACKAGE) or source == name:
+            continue
+        found += [f"{source}.{a.name}" for a in node.names
+                  if a.name.startswith("_") and not a.name.startswith("__")]  # fmt: skip
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another():
+    modules = module_names()
+    bad = [f"{name} imports {target}" for name, path in sorted(modules.items())
+           for target in private_imports(name, path, modules)]  # fmt: skip
+    assert not bad, "private names imported across modules:\n" + "\n".join(bad)
+
+
+def test_no_runner_imports_another_runner():
+    """Each verb's runner stands alone: what two runners share lives in a lower layer."""
+    bad = [f"{module} imports {target}" for module, targets in sorted(import_graph().items())
+           if layer_of(module) == "runners" for target in sorted(targets)
+           if layer_of(target) == "runners" and target != f"{PACKAGE}.runners"]  # fmt: skip
+    assert not bad, "runners importing runners:\n" + "\n".join(bad)
+
+
+def test_the_private_name_check_sees_one(tmp_path):
+    source = tmp_path / "mod.py"
+    source.write_text("from ..export.motifs import _secret, public\nfrom . import __doc__\n")
+    name = f"{PACKAGE}.runners.mod"
+    assert private_imports(name, source, {name: source}) == [
+        f"{PACKAGE}.export.motifs._secret"
+    ]

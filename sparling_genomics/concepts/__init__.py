@@ -3,4 +3,4 @@ sparse autoencoder (``sae``), the three block-sparse featurizers (``block_sparse
 size and k by minimum description length (``mdl``), Deleuzian difference clustering
 (``deleuzian``); the measures that compare them (``measures``) and seed 002's synthetic
 superposition of manifolds (``manifolds``). Plain arrays in, plain arrays out: a run's
-activations are collected, and concepts exported as motifs, in ``export/run_concepts.py``."""
+activations are collected, and concepts exported as motifs, in ``runners/concepts.py``."""

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .latex_grammar import MAX_TOKENS, random_expression
-from .latex_mathtext import _renderer
+from .latex_mathtext import glyph_renderer
 
 MAX_TRIES = 200  # draws of one length before an expression that fits is given up on
 
@@ -92,7 +92,8 @@ def render(
     box per drawn symbol, in token order: (symbol, row0, row1, col0, col1), the symbol's ink
     extent in that image (unpadded). ``None`` when nothing is drawn."""
     spec = spec or PAPER_SPEC
-    stamps = _renderer(float(spec.fontsize), float(spec.dpi)).stamps(tokens, spec.ink_threshold)
+    renderer = glyph_renderer(float(spec.fontsize), float(spec.dpi))
+    stamps = renderer.stamps(tokens, spec.ink_threshold)
     stamps = [s for s in stamps if s.ink.size]
     if not stamps:
         return None

@@ -193,5 +193,6 @@ class _Toks(list):
 
 
 @lru_cache(maxsize=8)
-def _renderer(fontsize: float, dpi: float) -> _Renderer:
+def glyph_renderer(fontsize: float, dpi: float) -> _Renderer:
+    """The renderer of one font size and resolution (cached: its glyph atlas is built once)."""
     return _Renderer(fontsize, dpi)

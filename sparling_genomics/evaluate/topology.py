@@ -160,3 +160,58 @@ def top_frequencies(spectrum: np.ndarray, k: int = 5) -> tuple[list[int], float]
     """The ``k`` frequencies (excluding 0) with the most power, and their summed share."""
     order = np.argsort(spectrum[1:])[::-1][:k] + 1
     return [int(i) for i in order], float(spectrum[order].sum())
+
+
+MEASURES = ("h0_max", "h0_total", "h1_max", "h1_total", "twonn", "twonn_local",
+            "fourier_top5_share")  # fmt: skip
+FIT = 0.99  # train accuracy at which a run has fitted its training set
+
+
+def _first(steps, values, test) -> int | None:
+    return next((s for s, v in zip(steps, values) if v is not None and test(v)), None)
+
+
+def find_events(series: list[dict], accuracy: str) -> dict:
+    """Steps of the training events: the train set fitted (train accuracy >= 0.99), the test
+    jump (the first checkpoint at half the test accuracy's rise from its start to its best,
+    where it rose by at least 0.3), the H1 rise (the largest rise of H1 max from one
+    checkpoint to the next), and the mean H1 max before the jump and after generalising."""
+    steps = [r["step"] for r in series]
+    acc = [r["accuracy"].get(accuracy) for r in series]
+    fit = _first(steps, [r["accuracy"].get("train") for r in series], lambda v: v >= FIT)
+    known = [v for v in acc if v is not None]
+    jump = None
+    if known and max(known) - known[0] >= 0.3:
+        half = known[0] + (max(known) - known[0]) / 2
+        jump = _first(steps, acc, lambda v: v >= half)
+    h1 = [r.get("h1_max") for r in series]
+    rises = [(b - a, s) for a, b, s in zip(h1, h1[1:], steps[1:])
+             if a is not None and b is not None]  # fmt: skip
+    rise = max(rises)[1] if rises else None
+    before = [v for s, v in zip(steps, h1) if v is not None and jump is not None and s < jump]
+    top = max(known) if known else 0
+    after = [v for v, a in zip(h1, acc) if v is not None and a is not None and jump is not None
+             and a >= 0.9 * top]  # fmt: skip
+    return {
+        "accuracy_split": accuracy,
+        "train_fit_step": fit,
+        "test_jump_step": jump,
+        "h1_rise_step": rise,
+        "h1_max_before_jump": float(np.mean(before)) if before else None,
+        "h1_max_after_jump": float(np.mean(after)) if after else None,
+    }
+
+
+def correlations(series: list[dict], accuracy: str) -> dict:
+    """Spearman correlation of each measure with ``accuracy`` across the checkpoints."""
+    from scipy.stats import spearmanr
+
+    out = {}
+    for key in MEASURES + ("density",):
+        pairs = [(r.get(key), r["accuracy"].get(accuracy)) for r in series]
+        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+        if len(pairs) < 3 or len({a for a, _ in pairs}) < 2 or len({b for _, b in pairs}) < 2:
+            continue
+        rho, pvalue = spearmanr(*zip(*pairs))
+        out[key] = {"rho": float(rho), "p": float(pvalue), "n": len(pairs)}
+    return out

@@ -22,9 +22,10 @@ from ..evaluate.positions import PositionSettings
 from ..genome.pwm import information_content
 from ..genome.sequence import reverse_complement_one_hot
 from ..rundir import FAMILIES_DIR
+from .family_files import export_families, place_families
 from .formats import ExportedMotif
-from .motifs import site_windows
-from .run_motifs import _match_dict, context_offset, export_families, place_families
+from .motifs import context_offset, site_windows
+from .naming import match_dict
 
 DNA_LAYERS = ("hidden", "g")
 
@@ -163,7 +164,7 @@ def motif_entry(m, naming: dict) -> dict:
     return {"id": m.id, "channel": m.channel, "nsites": m.nsites, "width": m.width,
             "consensus": m.consensus,
             "bits": round(float(information_content(m.probs).sum()), 3),
-            "best_match": _match_dict(naming["best"].get(m.id)),
+            "best_match": match_dict(naming["best"].get(m.id)),
             "name": naming["named"].get(m.id), "family": m.family or None}  # fmt: skip
 
 

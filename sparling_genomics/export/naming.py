@@ -182,3 +182,33 @@ def tomtom_tsv(result: dict) -> str:
 
 def write_tomtom(path: Path, result: dict) -> None:
     write_text_atomic(Path(path), tomtom_tsv(result))
+
+
+def jaspar_targets(config, jaspar: dict | None):
+    """The JASPAR collection (a planted run's release unless the caller names one) and its
+    motifs."""
+    # A run that planted JASPAR motifs is named against the release it planted from.
+    collection = dict(DEFAULT_COLLECTION)
+    planted_release = getattr(config.data, "jaspar_release", None)
+    if planted_release:
+        collection["release"] = planted_release
+    for key, value in (jaspar or {}).items():
+        if value is not None or key == "tax_group":  # tax_group None: every group
+            collection[key] = value
+    targets = load_jaspar_collection(
+        collection["release"], collection["collection"], collection["tax_group"]
+    )
+    return collection, targets
+
+
+def match_dict(match) -> dict | None:
+    """A Tomtom match as the plain dict motifs.json holds (None when there is none)."""
+    if match is None:
+        return None
+    return {
+        "target_id": match.target_id,
+        "target_name": match.target_name,
+        "p_value": match.p_value,
+        "e_value": match.e_value,
+        "q_value": match.q_value,
+    }

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from sparling_genomics.config import dump_yaml
-from sparling_genomics.export.report import build_report
+from sparling_genomics.report.page import build_report
 from sparling_genomics.train.run_config import load_saved_config
 from tests.conftest import REPO
 

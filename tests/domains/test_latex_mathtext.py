@@ -11,9 +11,9 @@ def test_layout_is_the_box_tree_mathtext_parses():
     """The token-driven layout equals the one mathtext's parser builds from the source."""
     from matplotlib import _mathtext
 
-    from sparling_genomics.domains.latex_mathtext import _renderer
+    from sparling_genomics.domains.latex_mathtext import glyph_renderer
 
-    renderer = _renderer(PAPER_SPEC.fontsize, PAPER_SPEC.dpi)
+    renderer = glyph_renderer(PAPER_SPEC.fontsize, PAPER_SPEC.dpi)
     rng = np.random.default_rng(2)
     sources = [latex(random_expression(rng, int(rng.integers(1, 31)))) for _ in range(25)]
     sources += [

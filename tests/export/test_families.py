@@ -15,9 +15,9 @@ from sparling_genomics.export.families import (
     reverse_complement,
     site_overlap,
 )
+from sparling_genomics.export.family_files import export_families
 from sparling_genomics.export.formats import ExportedMotif, read_meme_motifs
 from sparling_genomics.export.naming import load_jaspar_collection
-from sparling_genomics.export.run_motifs import export_families
 from sparling_genomics.export.scan import SiteTable
 from sparling_genomics.export.tracks import bed_frame
 

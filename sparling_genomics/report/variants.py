@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..export.logos import pyplot
 from ..genome.sequence import encode, one_hot
 from ..rundir import FAMILIES_DIR, MOTIFS_MEME
 from .figures import png_bytes
-from .logos import pyplot
-from .report_html import data_uri, figure, fmt, logo_cell, meme_pwms
+from .html import data_uri, figure, fmt, logo_cell, meme_pwms
 
 SHOWN = 15
 

@@ -128,7 +128,7 @@ def test_seqlets_are_placed_as_channel_sites_are():
 
     from sparling_genomics.export.families import project_sites
     from sparling_genomics.export.formats import ExportedMotif
-    from sparling_genomics.export.run_modisco import seqlet_rows
+    from sparling_genomics.export.modisco import seqlet_rows
 
     motif = ExportedMotif("modisco_p00", np.full((6, 4), 0.25), 2, channel=0, offset=3)
     seqlets = np.array([[0, 40, 6, 1], [2, 17, 6, -1]])

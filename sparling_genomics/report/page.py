@@ -45,18 +45,18 @@ from ..rundir import (
 )
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
+from .concepts import concepts_section
+from .diagnostics import diagnostics_section
 from .figures import annealing_curve, motif_error_vs_density
-from .report_concepts import concepts_section
-from .report_diagnostics import diagnostics_section
-from .report_html import figure, fmt, logo_cell, meme_pwms
-from .report_sections import (
+from .html import figure, fmt, logo_cell, meme_pwms
+from .sections import (
     evaluations_section,
     families_section,
     identifiability_section,
     positions_section,
     stability_section,
 )
-from .report_variants import variants_section
+from .variants import variants_section
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;

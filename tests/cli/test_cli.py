@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from sparling_genomics.export.stability import seed_stability
-from tests.export.test_stability import exported_family_run
+from sparling_genomics.runners.stability import seed_stability
+from tests.runners.test_stability import exported_family_run
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .cli_paths import OUT_FOLDER
+from .paths import OUT_FOLDER
 
 
 @click.command("audio-corpus")
@@ -17,7 +17,7 @@ from .cli_paths import OUT_FOLDER
 @click.option("--seed", default=0, show_default=True)
 def audio_corpus(out, speakers, repetitions, seed) -> None:
     """Build an offline AudioMNIST-layout corpus with espeak-ng (completes a killed build)."""
-    from .domains.espeak_corpus import build_espeak_corpus
+    from ..domains.espeak_corpus import build_espeak_corpus
 
     build_espeak_corpus(out, speakers=speakers, repetitions=repetitions, seed=seed,
                         progress=True)  # fmt: skip
@@ -28,7 +28,7 @@ def audio_corpus(out, speakers, repetitions, seed) -> None:
 @click.argument("directory", type=click.Path(path_type=Path))
 def audio_check(directory) -> None:
     """Load an AudioMNIST-layout folder and summarise it (speakers, clips, rates, split)."""
-    from .domains.spoken_digits import audio_summary, load_audiomnist
+    from ..domains.spoken_digits import audio_summary, load_audiomnist
 
     for line in audio_summary(load_audiomnist(directory)):
         click.echo(line)

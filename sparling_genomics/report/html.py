@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..export.formats import ExportedMotif, read_meme_motifs
+from ..export.logos import logo_png
 from ..io import safe_child
-from .formats import ExportedMotif, read_meme_motifs
-from .logos import logo_png
 
 
 def data_uri(png: bytes) -> str:

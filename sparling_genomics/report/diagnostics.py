@@ -1,4 +1,4 @@
-"""The training diagnostics' figures and report section (``export/run_diagnostics.py`` writes
+"""The training diagnostics' figures and report section (``runners/diagnostics.py`` writes
 ``RUN/diagnostics/``): each measure against training step beside the run's accuracy, and the
 persistence diagrams at the first checkpoint, the test jump and the last checkpoint."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..export.logos import pyplot
 from ..rundir import DIAGNOSTICS_SUMMARY, read_run_json
 from .figures import png_bytes
-from .logos import pyplot
-from .report_html import figure, fmt
+from .html import figure, fmt
 
 PANELS = [
     ("h1_max", "H1 max persistence"),

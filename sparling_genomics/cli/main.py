@@ -7,17 +7,16 @@ Heavy imports (torch) happen inside the verbs, after argument parsing.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from .cli_audio import audio_check, audio_corpus
-from .cli_concepts import concepts
-from .cli_diagnose import diagnose
-from .cli_paths import OUT_FILE, OUT_FOLDER
-from .cli_variants import variants
-from .errors import SparlingError
+from ..errors import SparlingError
+from .audio import audio_check, audio_corpus
+from .concepts import concepts
+from .diagnose import diagnose
+from .paths import OUT_FILE, OUT_FOLDER
+from .variants import variants
 
 
 class _Group(click.Group):
@@ -51,7 +50,7 @@ def main(debug: bool) -> None:
 
 
 def _overrides(seed, device, sets) -> list[dict]:
-    from .config import parse_override
+    from ..config import parse_override
 
     overrides = [parse_override(text) for text in sets]
     if seed is not None:
@@ -129,9 +128,9 @@ def dataset(
     """Build a labelled-site HDF5 dataset from a genome + annotation (or a BED)."""
     import json
 
-    from .errors import InputError
-    from .genome.dataset import DatasetSpec, build_dataset
-    from .genome.references import DEFAULT_REFERENCE, load_reference
+    from ..errors import InputError
+    from ..genome.dataset import DatasetSpec, build_dataset
+    from ..genome.references import DEFAULT_REFERENCE, load_reference
 
     if out.exists() and not force:
         raise InputError(f"{out}: exists already (use --force to replace it)")
@@ -212,10 +211,10 @@ def train(
     no_progress,
 ) -> None:
     """Train a Sparling model; writes the run directory OUT."""
-    from .errors import ConfigError
-    from .train.progress import summary_line
-    from .train.run_config import resolve_config
-    from .train.trainer import train as run_training
+    from ..errors import ConfigError
+    from ..train.progress import summary_line
+    from ..train.run_config import resolve_config
+    from ..train.trainer import train as run_training
 
     if resume:
         if task or config_files or sets or seed is not None:
@@ -247,8 +246,8 @@ def evaluate(run, split, dataset_path, out, device) -> None:
     """Score a trained model on a split; prints (and optionally writes) metrics JSON."""
     import json
 
-    from .io import write_json_atomic
-    from .train.loading import evaluate_run
+    from ..io import write_json_atomic
+    from ..train.loading import evaluate_run
 
     metrics = evaluate_run(run, split=split, dataset=dataset_path, device=device)
     if out is not None:
@@ -287,10 +286,10 @@ def evaluate(run, split, dataset_path, out, device) -> None:
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
            reference_motifs, max_distance, bin_width, device, family_sets) -> None:  # fmt: skip
     """Motifs of a trained model: PWM files, logos, names (Tomtom), families, where sites sit."""
-    from .config import merge, parse_override
-    from .evaluate.positions import PositionSettings
-    from .export.families import FamilySettings
-    from .export.run_motifs import export_run_motifs
+    from ..config import merge, parse_override
+    from ..evaluate.positions import PositionSettings
+    from ..export.families import FamilySettings
+    from ..runners.motifs import export_run_motifs
 
     family = FamilySettings()
     for text in family_sets:
@@ -349,9 +348,9 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     """Motif sites genome-wide: BED9 (+ .track), bigBed, per-motif activation bigWig."""
     import json
 
-    from .errors import InputError
-    from .export.run_tracks import scan_run_to_tracks
-    from .genome.references import DEFAULT_REFERENCE, load_reference
+    from ..errors import InputError
+    from ..genome.references import DEFAULT_REFERENCE, load_reference
+    from ..runners.tracks import scan_run_to_tracks
 
     if fasta and reference:
         raise InputError("give --fasta or --reference, not both")
@@ -391,8 +390,8 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
 def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluations,
            variants_dir) -> None:  # fmt: skip
     """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
-    from .export.report import write_report
-    from .rundir import report_path
+    from ..report.page import write_report
+    from ..rundir import report_path
 
     path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
                         baseline=baseline, scan_dir=scan_dir, title=title,
@@ -409,7 +408,7 @@ def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluatio
               help="Tomtom q-value below which two families match.")  # fmt: skip
 def stability(runs, out, q_threshold) -> None:
     """Which motif families recur across seeds of one setting (Tomtom of the representatives)."""
-    from .export.stability import seed_stability
+    from ..runners.stability import seed_stability
 
     result = seed_stability(list(runs), out, q_threshold=q_threshold)
     for s in result["seeds"]:
@@ -423,8 +422,8 @@ def stability(runs, out, q_threshold) -> None:
 @click.option("--out", required=True, type=OUT_FILE, help="JSON file.")
 def compare(run, baseline, out) -> None:
     """Test metrics of a Sparling run beside its non-sparse baseline (and their ratios)."""
-    from .evaluate.compare import compare_runs
-    from .io import write_json_atomic
+    from ..evaluate.compare import compare_runs
+    from ..io import write_json_atomic
 
     result = compare_runs(run, baseline)
     write_json_atomic(out, result)
@@ -435,6 +434,3 @@ def compare(run, baseline, out) -> None:
 # Verbs kept in modules of their own.
 for _verb in (variants, diagnose, concepts, audio_corpus, audio_check):
     main.add_command(_verb)
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

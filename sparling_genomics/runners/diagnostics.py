@@ -13,7 +13,7 @@ each), with the trainer's log record of that step (loss, density).
 Writes ``OUT/`` (default ``RUN/diagnostics``): ``diagnostics.json`` (the time series, the
 events -- train fit, test jump, H1 rise -- and each measure's Spearman correlation with test
 accuracy), ``diagrams.h5`` (every checkpoint's persistence diagrams and spectrum) and the
-figures ``measures.png`` and ``persistence.png`` (``export/report_diagnostics.py``); each
+figures ``measures.png`` and ``persistence.png`` (``report/diagnostics.py``); each
 file atomically, ``diagnostics.json`` last, so the report never reads a half-written set.
 Each checkpoint's row and diagrams are also kept in ``OUT/.checkpoints/`` as soon as they are
 computed, keyed by the settings and the checkpoint file: a killed ``diagnose`` loses no
@@ -28,24 +28,23 @@ from pathlib import Path
 
 import h5py
 import numpy as np
-import torch
-from torch import nn
 
 from ..errors import CheckpointError, InputError
+from ..evaluate.activations import check_layer, embedding_module, point_cloud
 from ..evaluate.evaluation import evaluate_model
-from ..evaluate.topology import fourier_spectrum, measure_cloud, top_frequencies
+from ..evaluate.topology import (
+    correlations,
+    find_events,
+    fourier_spectrum,
+    measure_cloud,
+    top_frequencies,
+)
 from ..io import atomic_path, write_json_atomic
+from ..report.diagnostics import measures_figure, persistence_figure
 from ..rundir import DIAGNOSTICS_SUMMARY, config_path, diagnostics_dir, series_checkpoints
 from ..train.loading import build_run
 from ..train.series import load_series_checkpoint
-from .report_diagnostics import measures_figure, persistence_figure
 
-#: Modules whose outputs put features last (others with 3+ axes: channels first, as g's).
-FEATURE_LAST = (nn.Linear, nn.LayerNorm, nn.Embedding, nn.TransformerEncoderLayer,
-                nn.MultiheadAttention, nn.GELU, nn.ReLU)  # fmt: skip
-MEASURES = ("h0_max", "h0_total", "h1_max", "h1_total", "twonn", "twonn_local",
-            "fourier_top5_share")  # fmt: skip
-FIT = 0.99  # train accuracy at which a run has fitted its training set
 CACHE_DIR = ".checkpoints"  # OUT/.checkpoints/step-NNNNNNNN.npz: one diagnosed checkpoint
 
 
@@ -67,74 +66,6 @@ class _Limited:
             yield batch
 
 
-def embedding_module(model: nn.Module) -> nn.Embedding | None:
-    """The model's token embedding: ``g.embed`` where it is one, else its first embedding."""
-    embed = getattr(model.g, "embed", None)
-    if isinstance(embed, nn.Embedding):
-        return embed
-    return next((m for m in model.modules() if isinstance(m, nn.Embedding)), None)
-
-
-def layer_choices(model: nn.Module) -> list[str]:
-    """The names ``--layer`` accepts for ``model``."""
-    named = [n for n, _ in model.named_modules() if n and n != "g"]
-    return (["embedding"] if embedding_module(model) is not None else []) + ["motifs", "g"] + named
-
-
-def check_layer(model: nn.Module, layer: str, run: Path) -> None:
-    """An :class:`InputError` naming the choices when ``layer`` is not one of them."""
-    choices = layer_choices(model)
-    if layer not in choices:
-        shown = ", ".join(choices[:14]) + (", ..." if len(choices) > 14 else "")
-        raise InputError(f"{run}: --layer {layer!r} is not a layer of this model ({shown})")
-
-
-def _rows(t: torch.Tensor, channels_first: bool) -> np.ndarray:
-    """A layer output as (points, features): per example, or per position of a map."""
-    t = t.detach().float().cpu()
-    if t.ndim <= 1:
-        return t.reshape(-1, 1).numpy()
-    if t.ndim == 2:
-        return t.numpy()
-    if channels_first:
-        t = t.movedim(1, -1)
-    return t.reshape(-1, t.shape[-1]).numpy()
-
-
-@torch.no_grad()
-def point_cloud(model: nn.Module, layer: str, batches: list, device: torch.device) -> np.ndarray:
-    """The point cloud of ``layer`` on the fixed ``batches`` (the embedding: its rows)."""
-    if layer == "embedding":
-        return embedding_module(model).weight.detach().float().cpu().numpy()
-    outs = []
-    if layer in ("motifs", "g"):
-        for batch in batches:
-            x = batch.x.to(device)
-            out = model(x)["motifs"] if layer == "motifs" else model.g(x)
-            rows = _rows(out, channels_first=True)
-            if layer == "motifs" and model.density is not None:
-                rows = rows[(rows != 0).any(1)]  # a sparse layer: its active positions only
-            outs.append(rows)
-    else:
-        module = dict(model.named_modules())[layer]
-        caught: list[torch.Tensor] = []
-
-        def hook(_module, _inputs, output):
-            while isinstance(output, (tuple, list)):
-                output = output[0]
-            caught.append(output)
-
-        handle = module.register_forward_hook(hook)
-        try:
-            for batch in batches:
-                caught.clear()
-                model(batch.x.to(device))
-                outs += [_rows(t, not isinstance(module, FEATURE_LAST)) for t in caught]
-        finally:
-            handle.remove()
-    return np.concatenate(outs) if outs else np.zeros((0, 1))
-
-
 def accuracies(model, task, splits, *, max_eval: int, batch_size: int, device) -> dict:
     """``{split: accuracy}`` of ``model`` on the first ``max_eval`` examples of each split."""
     limited = _Limited(task, max_eval)
@@ -144,56 +75,6 @@ def accuracies(model, task, splits, *, max_eval: int, batch_size: int, device) -
                                 motif_metrics=False)  # fmt: skip
         value = result.e2e.get(task.accuracy_metric)
         out[split] = None if value is None else float(value)
-    return out
-
-
-def _first(steps, values, test) -> int | None:
-    return next((s for s, v in zip(steps, values) if v is not None and test(v)), None)
-
-
-def find_events(series: list[dict], accuracy: str) -> dict:
-    """Steps of the training events: the train set fitted (train accuracy >= 0.99), the test
-    jump (the first checkpoint at half the test accuracy's rise from its start to its best,
-    where it rose by at least 0.3), the H1 rise (the largest rise of H1 max from one
-    checkpoint to the next), and the mean H1 max before the jump and after generalising."""
-    steps = [r["step"] for r in series]
-    acc = [r["accuracy"].get(accuracy) for r in series]
-    fit = _first(steps, [r["accuracy"].get("train") for r in series], lambda v: v >= FIT)
-    known = [v for v in acc if v is not None]
-    jump = None
-    if known and max(known) - known[0] >= 0.3:
-        half = known[0] + (max(known) - known[0]) / 2
-        jump = _first(steps, acc, lambda v: v >= half)
-    h1 = [r.get("h1_max") for r in series]
-    rises = [(b - a, s) for a, b, s in zip(h1, h1[1:], steps[1:])
-             if a is not None and b is not None]  # fmt: skip
-    rise = max(rises)[1] if rises else None
-    before = [v for s, v in zip(steps, h1) if v is not None and jump is not None and s < jump]
-    top = max(known) if known else 0
-    after = [v for v, a in zip(h1, acc) if v is not None and a is not None and jump is not None
-             and a >= 0.9 * top]  # fmt: skip
-    return {
-        "accuracy_split": accuracy,
-        "train_fit_step": fit,
-        "test_jump_step": jump,
-        "h1_rise_step": rise,
-        "h1_max_before_jump": float(np.mean(before)) if before else None,
-        "h1_max_after_jump": float(np.mean(after)) if after else None,
-    }
-
-
-def correlations(series: list[dict], accuracy: str) -> dict:
-    """Spearman correlation of each measure with ``accuracy`` across the checkpoints."""
-    from scipy.stats import spearmanr
-
-    out = {}
-    for key in MEASURES + ("density",):
-        pairs = [(r.get(key), r["accuracy"].get(accuracy)) for r in series]
-        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
-        if len(pairs) < 3 or len({a for a, _ in pairs}) < 2 or len({b for _, b in pairs}) < 2:
-            continue
-        rho, pvalue = spearmanr(*zip(*pairs))
-        out[key] = {"rho": float(rho), "p": float(pvalue), "n": len(pairs)}
     return out
 
 

@@ -1,4 +1,4 @@
-"""Seed stability on hand-made families across three "seeds" (the verb: tests/test_cli.py)."""
+"""Seed stability on hand-made families across three "seeds" (the verb: tests/cli/test_cli.py)."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 from sparling_genomics.errors import InputError
 from sparling_genomics.export.families import reverse_complement
 from sparling_genomics.export.formats import ExportedMotif, write_motif_files
-from sparling_genomics.export.stability import family_stability
+from sparling_genomics.runners.stability import family_stability
 
 
 def pwm(seq: str, p: float = 0.85) -> np.ndarray:

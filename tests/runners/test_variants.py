@@ -7,9 +7,9 @@ import json
 import pytest
 
 from sparling_genomics.errors import InputError
-from sparling_genomics.export.run_variants import score_vcf
 from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.sequence import decode
+from sparling_genomics.runners.variants import score_vcf
 from tests.conftest import TINY_FASTA
 
 CHROM = "NC_003070.9"
@@ -102,7 +102,7 @@ def test_cli_prints_a_summary_line(cli, splicing_tiny, vcf, tmp_path):
 
 
 def test_report_shows_counts_histogram_and_top_variants(splicing_tiny, vcf, tmp_path):
-    from sparling_genomics.export.report import build_report
+    from sparling_genomics.report.page import build_report
 
     score_vcf(splicing_tiny, vcf, tmp_path / "effects", distance=20)
     page = build_report(splicing_tiny, variants=tmp_path / "effects")

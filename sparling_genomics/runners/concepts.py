@@ -24,12 +24,9 @@ import numpy as np
 from ..concepts.base import FitSettings, check_activations
 from ..concepts.extract import METHODS, extract
 from ..errors import ConfigError, InputError
+from ..evaluate.activations import check_layer, point_cloud
 from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
-from ..genome.pwm import probability_matrix, trim
-from ..io import atomic_path, write_json_atomic, write_text_atomic
-from ..rundir import CONCEPTS_SUMMARY, concepts_dir
-from ..train.loading import load_run
-from .concept_sites import (
+from ..export.concept_sites import (
     DNA_LAYERS,
     LayerRows,
     bed_line,
@@ -41,12 +38,16 @@ from .concept_sites import (
     sorted_bed,
     windows_of_sites,
 )
-from .formats import ExportedMotif, write_motif_files
-from .logos import write_logos
-from .naming import name_motifs, write_tomtom
-from .reference_motifs import motif_file_targets, splicing_reference
-from .run_modisco import export_modisco, hypothetical_attributions
-from .run_motifs import _jaspar_targets, context_offset
+from ..export.formats import ExportedMotif, write_motif_files
+from ..export.logos import write_logos
+from ..export.modisco import export_modisco, hypothetical_attributions
+from ..export.motifs import context_offset
+from ..export.naming import jaspar_targets, name_motifs, write_tomtom
+from ..export.reference_motifs import motif_file_targets, splicing_reference
+from ..genome.pwm import probability_matrix, trim
+from ..io import atomic_path, write_json_atomic, write_text_atomic
+from ..rundir import CONCEPTS_SUMMARY, concepts_dir
+from ..train.loading import load_run
 
 #: The extractors, then the post-hoc genomics baseline (attributions + TF-MoDISco-lite).
 ALL_METHODS = (*METHODS, "modisco")
@@ -85,8 +86,6 @@ def collect_layer(model, task, layer: str, split: str, settings: ConceptSettings
         return dna_layer_rows(model, task, layer, split, offset=context_offset(task),
                               batch_size=batch_size, device=device,
                               max_rows=settings.max_rows)  # fmt: skip
-    from .run_diagnostics import check_layer, point_cloud
-
     check_layer(model, layer, run)
     batches = []
     have = 0
@@ -241,7 +240,7 @@ def _settings_dict(settings: ConceptSettings) -> dict:
 
 def _naming_targets(config, task, rows: LayerRows, choice: str | None):
     choice = choice or getattr(task, "reference_motifs", "jaspar")
-    collection, jaspar = _jaspar_targets(config, None)
+    collection, jaspar = jaspar_targets(config, None)
     words = " ".join(str(v) for v in collection.values() if v)
     if choice == "jaspar":
         return jaspar, None, {"kind": "jaspar", "description": words}

@@ -1,6 +1,6 @@
 import pytest
 
-from sparling_genomics.cli_paths import check_output_path
+from sparling_genomics.cli.paths import check_output_path
 from sparling_genomics.errors import InputError
 
 

@@ -2,7 +2,7 @@
 checked run shows its verdict, each condition and each channel's alpha and density."""
 
 from sparling_genomics.evaluate.identifiability import identifiability_verdict
-from sparling_genomics.export.report_sections import identifiability_section
+from sparling_genomics.report.sections import identifiability_section
 
 
 def test_a_run_from_before_the_check_is_marked_not_checked():

@@ -1,6 +1,6 @@
 """Sections of the run report: motif families, seed stability, and where motifs (or families)
 sit relative to the labelled sites. Each returns HTML text (or parts of it) for
-:func:`~sparling_genomics.export.report.build_report`."""
+:func:`~sparling_genomics.report.page.build_report`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..evaluate.identifiability import idle_channels
 from ..io import safe_child
 from ..rundir import FAMILIES_DIR, MOTIFS_MEME
 from .figures import positional_metaplot
-from .report_html import figure, fmt, logo_cell, meme_pwms
+from .html import figure, fmt, logo_cell, meme_pwms
 
 
 def positions_section(motifs: list[dict], heading: str = "Where the motifs sit") -> str:

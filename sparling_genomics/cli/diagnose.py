@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .cli_paths import OUT_FOLDER
+from .paths import OUT_FOLDER
 
 
 @click.command()
@@ -26,9 +26,9 @@ from .cli_paths import OUT_FOLDER
 @click.option("--device", help="auto (default: the run's), cpu, cuda or cuda:N.")
 def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, device) -> None:
     """Persistent homology, intrinsic dimension (and Fourier spectrum) of RUN's checkpoints."""
-    from .errors import InputError
-    from .export.run_diagnostics import describe, diagnose_run
-    from .rundir import diagnostics_dir
+    from ..errors import InputError
+    from ..rundir import diagnostics_dir
+    from ..runners.diagnostics import describe, diagnose_run
 
     try:
         steps = [int(s) for s in diagram_steps.split(",")] if diagram_steps else None

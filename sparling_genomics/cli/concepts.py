@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .cli_paths import OUT_FOLDER
+from .paths import OUT_FOLDER
 
 _METHODS = ("sae", "bsf_vanilla", "bsf_grassmannian", "bsf_group_lasso", "deleuzian")
 _BASELINES = ("modisco",)
@@ -48,8 +48,8 @@ def concepts(run, out, layer, methods, concepts, block, k, steps, seed, split, m
              fit_rows, site_fraction, modisco_windows, reference_motifs,
              device) -> None:  # fmt: skip
     """Concepts of RUN's layer found after training; motifs, logos, sites for DNA models."""
-    from .export.run_concepts import ConceptSettings, describe, extract_run_concepts
-    from .rundir import concepts_dir
+    from ..rundir import concepts_dir
+    from ..runners.concepts import ConceptSettings, describe, extract_run_concepts
 
     settings = ConceptSettings(
         methods=tuple(methods) or _METHODS, concepts=concepts, block=block, k=k, steps=steps,

@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 from ..errors import InputError
+from ..export.formats import ExportedMotif, read_meme_motifs
+from ..export.scan import activation_track, scan_genome
+from ..export.tracks import write_bigwig, write_tracks
 from ..genome.fasta import Genome
 from ..io import safe_child, write_json_atomic
 from ..rundir import MOTIFS_MEME, MOTIFS_SUMMARY, SCAN_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run
-from .formats import ExportedMotif, read_meme_motifs
-from .scan import activation_track, scan_genome
-from .tracks import write_bigwig, write_tracks
 
 
 def scan_run_to_tracks(

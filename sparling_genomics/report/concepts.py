@@ -1,4 +1,4 @@
-"""The report's "Concepts after training" section (``export/run_concepts.py`` writes
+"""The report's "Concepts after training" section (``runners/concepts.py`` writes
 ``RUN/concepts/``): per extractor its fit, and for DNA models each concept's motif logo, sites,
 best Tomtom match and (site tasks) where it sits."""
 
@@ -8,8 +8,8 @@ import html
 from pathlib import Path
 
 from ..rundir import CONCEPTS_SUMMARY, read_run_json
-from .report_html import fmt, logo_cell, meme_pwms
-from .report_sections import positions_section
+from .html import fmt, logo_cell, meme_pwms
+from .sections import positions_section
 
 NAMES = {"sae": "TopK SAE", "bsf_vanilla": "block-sparse (vanilla)",
          "bsf_grassmannian": "block-sparse (Grassmannian)",

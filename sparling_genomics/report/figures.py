@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 
-from .logos import pyplot
+from ..export.logos import pyplot
 
 
 def png_bytes(fig) -> bytes:

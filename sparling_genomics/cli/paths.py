@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .errors import InputError
+from ..errors import InputError
 
 
 def check_output_path(path: Path, *, folder: bool) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .cli_paths import OUT_FOLDER
+from .paths import OUT_FOLDER
 
 
 @click.command()
@@ -73,9 +73,9 @@ def variants(run, vcf, out, fasta, reference, gff, distance, batch, motifs_dir,
              skip_ref_mismatch, skip_unknown, chrom_aliases, device) -> None:  # fmt: skip
     """Variant effects: site delta scores (SpliceAI's convention) and the motif sites each
     allele creates or destroys; an annotated VCF, TSVs and variants.json in --out."""
-    from .errors import InputError
-    from .export.run_variants import score_vcf
-    from .genome.references import load_reference
+    from ..errors import InputError
+    from ..genome.references import load_reference
+    from ..runners.variants import score_vcf
 
     if fasta and reference:
         raise InputError("give --fasta or --reference, not both")

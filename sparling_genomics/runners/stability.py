@@ -16,6 +16,8 @@ import numpy as np
 import yaml
 
 from ..errors import InputError
+from ..export.families import tomtom_between
+from ..export.formats import ExportedMotif, read_meme_motifs
 from ..io import write_json_atomic
 from ..rundir import (
     FAMILIES_DIR,
@@ -25,8 +27,6 @@ from ..rundir import (
     motifs_dir,
     read_run_json,
 )
-from .families import tomtom_between
-from .formats import ExportedMotif, read_meme_motifs
 
 STABILITY_Q = 0.01  # the threshold: a family must recur unmistakably, not by chance
 

@@ -1,0 +1,7 @@
+"""``python -m sparling_genomics.cli VERB ...``."""
+
+import sys
+
+from .main import main
+
+sys.exit(main())

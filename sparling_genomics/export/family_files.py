@@ -1,0 +1,73 @@
+"""A run's motif families as files: the representatives' motif files, logos, names and merged
+sites under ``RUN/motifs/families/``, and each family placed against the labelled sites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..evaluate.positions import PositionSettings, enrichment_by_motif
+from ..rundir import FAMILIES_DIR, FAMILY_SITES
+from .families import (
+    FamilySettings,
+    MotifFamily,
+    cluster_families,
+    families_summary,
+    write_family_sites,
+)
+from .formats import ExportedMotif, write_motif_files
+from .logos import write_logos
+from .naming import name_motifs, write_tomtom
+
+
+def export_families(
+    folder: Path,
+    motifs: list[ExportedMotif],
+    sites: dict[int, np.ndarray],
+    targets,
+    *,
+    rf: int,
+    decoys=None,
+    background: np.ndarray | None = None,
+    settings: FamilySettings | None = None,
+    prefix: str | None = None,
+) -> tuple[dict, list[MotifFamily]]:
+    """Cluster ``motifs`` into families (``export/families.py``) and write the family-level
+    files to ``folder`` (``RUN/motifs/families/``): motifs.meme/.jaspar/.transfac/.homer of
+    the representatives, logos/, tomtom.tsv (names against ``targets``, with ``decoys`` in
+    Tomtom's null, as the channels are named), sites.tsv.gz; sets each motif's ``family``;
+    returns motifs.json's ``families`` block and the families (named ``<prefix>_f00`` ...:
+    by default the motif ids' part before ``_c``)."""
+    settings = settings or FamilySettings()
+    families, links, _ = cluster_families(motifs, sites, rf=rf, settings=settings,
+                                          prefix=prefix)  # fmt: skip
+    representatives = [f.motif for f in families]
+    naming = name_motifs(representatives, targets, decoys=decoys)
+    for f in families:
+        named = naming["named"].get(f.motif.id)
+        f.motif.name = named.replace(" ", "_") if named else ""
+    block = families_summary(families, links, motifs, settings, naming, sites)
+    if families:
+        folder.mkdir(parents=True, exist_ok=True)
+        files = write_motif_files(folder, representatives, background)
+        write_logos(folder / "logos", representatives)
+        write_tomtom(folder / "tomtom.tsv", naming)
+        write_family_sites(folder / FAMILY_SITES, families)
+        block["files"] = {k: f"{FAMILIES_DIR}/{v.name}" for k, v in files.items()}
+        block["files"]["sites"] = f"{FAMILIES_DIR}/{FAMILY_SITES}"
+        block["files"]["tomtom"] = f"{FAMILIES_DIR}/tomtom.tsv"
+    return block, families
+
+
+def place_families(block: dict, families: list[MotifFamily], context, offset: int,
+                   settings: PositionSettings) -> None:  # fmt: skip
+    """Give each family entry of ``block`` its ``positions`` block: the family's sites (its
+    members' de-duplicated ones, each at its span's centre) against the labelled sites."""
+    located = {f.motif.id: np.stack([f.sites[:, 0], f.sites[:, 1] + f.motif.width // 2
+                                     - offset], axis=1)
+               for f in families}  # fmt: skip
+    by_family = enrichment_by_motif(context, located, settings)
+    for entry in block["families"]:
+        if entry["id"] in by_family:
+            entry["positions"] = by_family[entry["id"]]

@@ -1,0 +1,147 @@
+"""A trained run -> its motifs: sites on an evaluation split, PWMs, names, files, logos.
+
+For each motif channel: its sites (active positions) on the split's inputs; the window of g's
+receptive field around each site, on the strand the model read it from (models that scan both
+strands report the winning strand; splicing windows are already in transcript orientation);
+counts -> probabilities with a pseudocount; low-information flanks trimmed. Channels with fewer
+than ``min_sites`` sites are listed as silent, not exported as noise. Then Tomtom against a
+reference names the motifs (only at q < 0.05): JASPAR for DNA tasks, the splicing reference
+(``export/reference_motifs.py``) for site tasks built from an annotation, or a MEME file; and
+for site tasks each motif gets its ``positions`` block (``evaluate/positions.py``: distance
+to the labelled sites, exon/intron share, against a matched null). Everything is written to
+``RUN/motifs/`` (or ``out``): motifs.meme/.jaspar/.transfac/.homer, logos/, tomtom.tsv,
+motifs.json; the motifs' families (``export/families.py``) go to ``families/`` beside them
+(the same files for the representatives, plus their merged sites) and to motifs.json's
+``families`` block.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
+from ..export.families import FamilySettings
+from ..export.family_files import export_families, place_families
+from ..export.formats import write_motif_files
+from ..export.logos import write_logos
+from ..export.motifs import (
+    channel_site_windows,
+    context_offset,
+    core_classes,
+    motifs_from_windows,
+    output_positions,
+)
+from ..export.naming import jaspar_targets, match_dict, name_motifs, write_tomtom
+from ..export.reference_motifs import kl_to_annotated, motif_file_targets, splicing_reference
+from ..genome.pwm import information_content
+from ..io import write_json_atomic
+from ..rundir import FAMILIES_DIR, MOTIFS_SUMMARY, motifs_dir
+from ..train.loading import load_run
+
+
+def export_run_motifs(
+    run: Path,
+    out: Path | None = None,
+    *,
+    split: str = "test",
+    min_sites: int = 10,
+    jaspar: dict | None = None,
+    device: str | None = None,
+    reference_motifs: str | None = None,
+    positions: PositionSettings | None = None,
+    family_settings: FamilySettings | None = None,
+) -> dict:
+    """Export the motifs of run directory ``run`` and their families; returns the
+    ``motifs.json`` summary.
+
+    ``reference_motifs``: "jaspar", "splicing" or a MEME file path (default: the task's
+    ``reference_motifs``); ``positions``: the positional statistics' settings (site tasks)."""
+    run = Path(run)
+    out = Path(out) if out is not None else motifs_dir(run)
+    config, task, model, torch_device = load_run(run, device=device)
+    dataset = getattr(task, "data", None) if task.scoring == "sites" else None
+    windows, _, background, sites = channel_site_windows(
+        model, task, split, batch_size=config.train.eval_batch_size, device=torch_device
+    )
+    motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
+    choice = reference_motifs or getattr(task, "reference_motifs", "jaspar")
+    annotated: dict[str, np.ndarray] = {}
+    if choice == "splicing":
+        targets, annotated = splicing_reference(dataset, background)
+        reference = {"kind": "splicing", "description": "annotated site PWMs (training block), "
+                     "branch point and plant ESE hexamers (reference/splicing_motifs.meme)"}
+    elif choice != "jaspar":
+        targets = motif_file_targets(Path(choice))
+        reference = {"kind": "file", "description": str(choice)}
+    # The JASPAR collection names DNA motifs; beside another reference it is a decoy set: a
+    # few dozen targets make Tomtom's null (built from the target columns) unreliable, so
+    # JASPAR's columns fill it out and count in the q-values, but never name anything.
+    collection, jaspar_motifs = jaspar_targets(config, jaspar)
+    jaspar_words = " ".join(str(v) for v in collection.values() if v)
+    if choice == "jaspar":
+        targets, decoys = jaspar_motifs, None
+        reference = {"kind": "jaspar", "description": jaspar_words}
+    else:
+        decoys = jaspar_motifs
+        reference["decoys"] = f"{jaspar_words} (Tomtom null and q-value count only; no names)"
+    reference["targets"] = [t.matrix_id for t in targets]
+    naming = name_motifs(motifs, targets, decoys=decoys)
+    core = core_classes(model)
+    for m in motifs:
+        named = naming["named"].get(m.id)
+        m.name = named.replace(" ", "_") if named else ""
+        if m.channel in core:  # a supplied core channel is named for its class
+            m.name = "core_" + "".join(ch if ch.isalnum() else "_" for ch in core[m.channel])
+    placed = {}
+    if dataset is not None and motifs:
+        settings = positions or PositionSettings()
+        context = build_positional_context(
+            dataset, task.eval_indices(split), split, settings.max_distance
+        )
+        offset = context_offset(task)
+        placed = enrichment_by_motif(
+            context, {m.id: output_positions(sites[m.channel], offset) for m in motifs}, settings
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    files = write_motif_files(out, motifs, background)
+    write_logos(out / "logos", motifs)
+    write_tomtom(out / "tomtom.tsv", naming)
+    families, family_list = export_families(
+        out / FAMILIES_DIR, motifs, dict(enumerate(sites)), targets, decoys=decoys,
+        rf=model.g.receptive_field, background=background, settings=family_settings,
+    )  # fmt: skip
+    if dataset is not None and family_list:
+        place_families(families, family_list, context, context_offset(task), settings)
+    summary = {
+        "run": str(run),
+        "split": split,
+        "background": background.round(6).tolist(),
+        "jaspar": collection,
+        "reference_motifs": reference,
+        "motifs": [
+            {
+                "id": m.id,
+                "channel": m.channel,
+                "nsites": m.nsites,
+                "width": m.width,
+                "offset": m.offset,
+                "consensus": m.consensus,
+                "bits": round(float(information_content(m.probs).sum()), 3),
+                "best_match": match_dict(naming["best"].get(m.id)),
+                "name": naming["named"].get(m.id),
+                **({"kl_to_annotated": kl_to_annotated(m.probs, annotated)} if annotated else {}),
+                **({"positions": placed[m.id]} if m.id in placed else {}),
+                "family": m.family,
+                "core": core.get(m.channel),  # the site class of a supplied core channel
+            }
+            for m in motifs
+        ],
+        "families": families,
+        "silent_channels": silent,
+        "shuffled_control": naming["control"],
+        "files": {k: str(v.name) for k, v in files.items()},
+    }
+    write_json_atomic(out / MOTIFS_SUMMARY, summary)
+    return summary
