@@ -1,1 +1,2 @@
-"""From trained models to motifs: sites, PWMs (and, later, files, logos, tracks)."""
+"""From trained models to motifs and tracks: sites, PWMs, motif files, logos, names, families,
+genome scans and browser tracks. Pure pieces; the verbs' runners (``runners/``) call them."""
