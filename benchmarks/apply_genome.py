@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sparling_genomics.rundir import METRICS_NAME, SCAN_SUMMARY, metrics_path, read_run_json
+
 from .pipeline import read_rule_benchmarks, rule_table
 from .report import machine_description, machine_line, publish
 
@@ -23,7 +25,7 @@ KEYS = ("mean_topk", "donor_topk", "acceptor_topk", "donor_pr_auc", "acceptor_pr
 
 def applied_folders(workdir: Path) -> list[Path]:
     """Every ``results/<genome>/applied/<name>/`` with its metrics written."""
-    return sorted(p.parent for p in (Path(workdir) / "results").glob("*/applied/*/metrics.json"))
+    return sorted(p.parent for p in (Path(workdir) / "results").glob(f"*/applied/*/{METRICS_NAME}"))
 
 
 def _e2e(metrics: dict) -> dict:
@@ -40,11 +42,12 @@ def score_applied(workdir: Path, applied: Path, *, device: str | None = None) ->
     from sparling_genomics.train.loading import evaluate_run
 
     workdir = Path(workdir).resolve()
-    other = json.loads((applied / "metrics.json").read_text())
+    # The pipeline names its evaluate output and its job summary as a run names its metrics.
+    other = json.loads((applied / METRICS_NAME).read_text())
     sparling = Path(other["run"])
     sparling = sparling if sparling.is_absolute() else workdir / sparling
     job = sparling.parent
-    own = json.loads((job / "metrics.json").read_text())
+    own = json.loads((job / METRICS_NAME).read_text())
     dataset = Path(other["dataset"])
     dataset = dataset if dataset.is_absolute() else workdir / dataset
     baseline = job / "baseline"
@@ -59,12 +62,12 @@ def score_applied(workdir: Path, applied: Path, *, device: str | None = None) ->
         "baseline": None,
         "scan": None,
     }
-    if (baseline / "metrics.json").is_file():
+    if metrics_path(baseline).is_file():
         scored = evaluate_run(baseline, split="all", dataset=dataset, device=device)
         row["baseline"] = {"own": _e2e(own["baseline"]), "other": _e2e(scored)}
-    scan = applied / "tracks" / "scan.json"
+    scan = applied / "tracks" / SCAN_SUMMARY
     if scan.is_file():
-        s = json.loads(scan.read_text())
+        s = read_run_json(scan, "made by `scan`")
         row["scan"] = {k: s.get(k) for k in ("sequences", "bases", "motifs", "sites",
                                              "scan_seconds", "total_seconds")}  # fmt: skip
     return row

@@ -42,6 +42,7 @@ from sparling_genomics.export.formats import read_meme_motifs
 from sparling_genomics.export.truth import truth_recovery
 from sparling_genomics.genome.jaspar import draw_motif_set, load_jaspar_motifs
 from sparling_genomics.io import write_json_atomic
+from sparling_genomics.rundir import MOTIFS_MEME, motifs_dir, read_metrics
 from sparling_genomics.tasks.planted_motifs import PLANTED_MOTIFS
 from sparling_genomics.train.run_config import resolve_config
 
@@ -141,8 +142,8 @@ def _judge(summary_motifs: list[dict], planted: list[str]) -> dict:
 
 def motif_files(out: Path, name: str) -> dict[str, Path]:
     """Each method's exported MEME file for motif set ``name`` (as ``planted_part`` writes them)."""
-    files = {"sparling": out / f"{name}_sparling" / "motifs" / "motifs.meme"}
-    for folder in sorted((out / f"{name}_concepts").glob("*/motifs.meme")):
+    files = {"sparling": motifs_dir(out / f"{name}_sparling") / MOTIFS_MEME}
+    for folder in sorted((out / f"{name}_concepts").glob(f"*/{MOTIFS_MEME}")):
         files[folder.parent.name] = folder
     return files
 
@@ -190,7 +191,7 @@ def planted_part(out: Path, only: str | None = None) -> dict:
         if only is not None and name != only:
             continue
         runs = trained_runs(out, name, motifs)
-        metrics = {k: json.loads((r / "metrics.json").read_text()) for k, r in runs.items()}
+        metrics = {k: read_metrics(r) for k, r in runs.items()}
         began = time.perf_counter()
         exported = export_run_motifs(runs["sparling"])
         sparling = _judge(exported["motifs"], motifs)

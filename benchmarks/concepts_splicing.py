@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from sparling_genomics.io import write_json_atomic
+from sparling_genomics.rundir import MOTIFS_SUMMARY, motifs_dir, read_metrics
 from sparling_genomics.train.run_config import resolve_config
 
 from .report import concepts_code, run_or_resume
@@ -59,7 +60,7 @@ def earlier_export_seconds(out: Path) -> float | None:
     """The seconds Sparling's export took when an earlier run of this part made it (the
     export is then read, in no time), else None."""
     earlier = Path(out) / "bench_concepts_splicing.json"
-    sparling = Path(out) / "splicing_sparling" / "motifs" / "motifs.json"
+    sparling = motifs_dir(Path(out) / "splicing_sparling") / MOTIFS_SUMMARY
     if not (earlier.exists() and sparling.exists()):
         return None
     seconds = json.loads(earlier.read_text())["methods"]["sparling"]["seconds"]
@@ -96,7 +97,7 @@ def splicing_part(out: Path, steps: int) -> dict:
 
     out = Path(out)
     runs = splicing_runs(out)
-    metrics = {k: json.loads((r / "metrics.json").read_text()) for k, r in runs.items()}
+    metrics = {k: read_metrics(r) for k, r in runs.items()}
     earlier = earlier_export_seconds(out)  # before export_or_read writes one
     began = time.perf_counter()
     exported = export_or_read(runs["sparling"])

@@ -14,7 +14,13 @@ import time
 from pathlib import Path
 
 from sparling_genomics.evaluate.identifiability import IDLE_SHARE, idle_channels
-from sparling_genomics.rundir import FINAL_CHECKPOINT, checkpoint_path, metrics_path
+from sparling_genomics.rundir import (
+    FINAL_CHECKPOINT,
+    METRICS_NAME,
+    checkpoint_path,
+    config_path,
+    metrics_path,
+)
 
 from .report import machine_description, machine_line, pct, publish
 
@@ -23,8 +29,8 @@ def run_dirs(folders: list[Path]) -> list[Path]:
     """Finished runs (a ``metrics.json`` beside a ``config.yaml``) under ``folders``, sorted."""
     found = set()
     for folder in folders:
-        for path in Path(folder).rglob("metrics.json"):
-            if (path.parent / "config.yaml").is_file():
+        for path in Path(folder).rglob(METRICS_NAME):
+            if config_path(path.parent).is_file():
                 found.add(path.parent)
     return sorted(found)
 

@@ -12,6 +12,8 @@ import csv
 import json
 from pathlib import Path
 
+from sparling_genomics.rundir import METRICS_NAME
+
 from .report import machine_description, machine_line, publish
 
 
@@ -49,7 +51,7 @@ def run_pipeline_benchmark(
     rules = read_rule_benchmarks(workdir / "timings")
     metrics = {
         str(p.parent.relative_to(workdir / "results")): json.loads(p.read_text())
-        for p in sorted((workdir / "results").glob("*/*/seed*/metrics.json"))
+        for p in sorted((workdir / "results").glob(f"*/*/seed*/{METRICS_NAME}"))
     }
     result = {
         "benchmark": "pipeline",

@@ -14,6 +14,8 @@ import resource
 import time
 from pathlib import Path
 
+from sparling_genomics.rundir import MOTIFS_MEME, motifs_dir
+
 from .report import machine_description, machine_line, publish
 
 
@@ -44,7 +46,7 @@ def run_scan_benchmark(
     ours_rss = _peak_rss_gb()
 
     genome = Genome(fasta)
-    meme = run / "motifs" / "motifs.meme"
+    meme = motifs_dir(run) / MOTIFS_MEME
     # FIMO's numba kernels compile on first use (cached on disk after): time that apart.
     began = time.perf_counter()
     first = next(iter(genome.lengths))

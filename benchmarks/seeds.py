@@ -11,13 +11,13 @@ setting's spread, not a mix.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import yaml
 
 from sparling_genomics.errors import InputError
+from sparling_genomics.rundir import config_path, read_metrics
 from sparling_genomics.runners.stability import seed_stability
 
 from .report import machine_description, machine_line, publish
@@ -37,7 +37,7 @@ def _flat(node: dict, where: str = "") -> dict:
 
 
 def _setting(run: Path) -> dict:
-    config = _flat(yaml.safe_load((run / "config.yaml").read_text()))
+    config = _flat(yaml.safe_load(config_path(run).read_text()))
     return {k: v for k, v in config.items() if k not in FREE}
 
 
@@ -56,10 +56,10 @@ def run_seeds_benchmark(runs: list[Path], out: Path, *, baseline: Path | None = 
                              f"{', '.join(differ[:5])}")  # fmt: skip
     base = None
     if baseline is not None:
-        base = json.loads((Path(baseline) / "metrics.json").read_text())["e2e"]["mean_topk"]
+        base = read_metrics(Path(baseline))["e2e"]["mean_topk"]
     seeds = []
     for run in runs:
-        metrics = json.loads((run / "metrics.json").read_text())
+        metrics = read_metrics(run)
         topk = metrics["e2e"]["mean_topk"]
         figures = family_figures(export_or_read(run))
         figures.pop("families")

@@ -104,7 +104,7 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> tuple[li
     core PWMs against the annotated sites')."""
     config, task, model, device = load_run(run)
     data = task.data
-    index = task._eval_index["test"]
+    index = task.eval_indices("test")
     if max_windows:
         index = index[:max_windows]
     half = data.context // 2

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from sparling_genomics.evaluate.positions import positional_summary, significant_bins
-from sparling_genomics.rundir import motifs_dir
+from sparling_genomics.rundir import MOTIFS_SUMMARY, motifs_dir
 from sparling_genomics.runners.motifs import export_run_motifs
 
 Q = 0.05  # significance of a positional bin (Benjamini-Hochberg q, as the export's summary)
@@ -37,7 +37,7 @@ SITE_RATIO = 2.0
 def export_or_read(run: Path) -> dict:
     """``RUN/motifs/motifs.json``: read when an earlier benchmark run exported it, else exported
     now (the export's whole output, as the ``export`` verb writes it)."""
-    path = motifs_dir(run) / "motifs.json"
+    path = motifs_dir(run) / MOTIFS_SUMMARY
     if path.exists():
         return json.loads(path.read_text())
     return export_run_motifs(run)

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sparling_genomics.rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY, config_path, motifs_dir
+
 from .report import machine_description, machine_line, publish
 
 CLI = [sys.executable, "-m", "sparling_genomics.cli"]
@@ -44,7 +46,7 @@ def _test_block(run: Path):
     from sparling_genomics.genome.dataset import SiteDataset
     from sparling_genomics.train.run_config import load_saved_config
 
-    config = load_saved_config(run / "config.yaml")
+    config = load_saved_config(config_path(run))
     data = SiteDataset(Path(config.data.dataset))
     blocks = {s: (int(b[1]), None) for s, b in data.boundaries.items()}
     source = data.source
@@ -143,7 +145,7 @@ def _run_variants(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> di
     seconds = time.perf_counter() - began
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"variants failed: {proc.stderr.read().decode()[-500:]}")
-    summary = json.loads((out / "variants.json").read_text())
+    summary = json.loads((out / VARIANTS_SUMMARY).read_text())
     quarters = {}
     for q in (0.25, 0.5, 0.75, 1.0):
         before = [rss for t, rss in samples if t <= q * seconds]
@@ -232,14 +234,14 @@ def _truth_runs(run: Path, out: Path, genome, gff: Path, blocks: dict, fasta: Pa
     _write_vcf(out / "truth.vcf", sites + introns)
     truth_run = _run_variants(run, out / "truth.vcf", out / "truth", fasta, gff)
     truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
-                   run / "motifs" / "motifs.json")  # fmt: skip
+                   motifs_dir(run) / MOTIFS_SUMMARY)  # fmt: skip
     compared = None
     if compare is not None:  # the same mutations through another model (e.g. the baseline)
         compare = Path(compare)
         other = _run_variants(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
         compared = _truth(out / "truth_compare" / "variant_scores.tsv",
                           out / "truth_compare" / "motif_changes.tsv",
-                          compare / "motifs" / "motifs.json") | {
+                          motifs_dir(compare) / MOTIFS_SUMMARY) | {
             "run": str(compare), "seconds": other["seconds"]}  # fmt: skip
     return truth | {"seconds": truth_run["seconds"]}, compared
 

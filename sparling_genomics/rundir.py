@@ -8,7 +8,7 @@ A training run lives in one folder::
     RUN/checkpoints/final.pt the weights the run keeps
     RUN/checkpoints/series/  step-NNNNNNNN.pt: weights kept every ``train.keep_checkpoints_every``
     RUN/diagnostics/         ``diagnose``'s time series (``diagnostics.json``) and figures
-    RUN/metrics.json         test metrics, written when training finishes
+    RUN/metrics.json         test metrics, written when training finishes (``write_metrics``)
     RUN/motifs/              ``export``'s motifs (``motifs.json``, ``motifs.meme``, logos)
     RUN/motifs/families/     their families (the same files, plus ``sites.tsv.gz``)
 
@@ -40,12 +40,27 @@ MOTIFS_SUMMARY = "motifs.json"
 MOTIFS_MEME = "motifs.meme"
 FAMILIES_DIR = "families"  # RUN/motifs/families/: the motif families' files
 FAMILY_SITES = "sites.tsv.gz"  # the families' merged sites, in FAMILIES_DIR
-SCAN_SUMMARY = "scan.json"
+SCAN_SUMMARY = "scan.json"  # in the folder ``scan`` writes its tracks to
+VARIANTS_SUMMARY = "variants.json"  # in the folder ``variants`` writes its tables to
 CONCEPTS_DIR = "concepts"  # RUN/concepts/: concepts extracted after training
 CONCEPTS_SUMMARY = "concepts.json"
 REPORT_NAME = "report.html"
 # Log fields that depend on the clock rather than on the computation.
 TIMING_FIELDS = ("elapsed",)
+# metrics.json's keys, in the file's order (every finished run's file has had them so).
+METRICS_KEYS = (
+    "task", "preset", "seed", "e2e", "sites", "motif", "perturbation", "density",
+    "measured_density", "true_density", "density_ratio", "samples_seen", "plateau_restarts",
+    "wall_seconds", "annealing", "stopped_by", "identifiability", "device", "machine",
+    "test_samples",
+)  # fmt: skip
+# Those the test split's evaluation gives (``Evaluation.to_json``; its ``samples`` is
+# ``test_samples`` here); a block it leaves out is null in the file. The rest are the run's.
+METRICS_EVALUATION_KEYS = (
+    "e2e", "sites", "motif", "perturbation", "measured_density", "identifiability",
+    "test_samples",
+)  # fmt: skip
+METRICS_RUN_KEYS = tuple(k for k in METRICS_KEYS if k not in METRICS_EVALUATION_KEYS)
 
 
 def config_path(run: Path) -> Path:
@@ -138,8 +153,32 @@ def read_metrics(run: Path, what: str = "written when training finishes") -> dic
     return read_run_json(metrics_path(run), what)
 
 
+def metrics_record(evaluation: dict, run_fields: dict) -> dict:
+    """``RUN/metrics.json``'s dict: the test split's evaluation (``Evaluation.to_json()``, a
+    plain dict so this module stays below ``evaluate``) and the run's own fields
+    (:data:`METRICS_RUN_KEYS`), in the file's key order, so every run's file has one layout.
+
+    A block the evaluation leaves out (no sites, motifs or perturbation) is null, as the file
+    has always had it. A key the file does not know, or a run field left out, is a
+    ``ValueError``: a new field is added to :data:`METRICS_KEYS` first."""
+    scored = {("test_samples" if k == "samples" else k): v for k, v in evaluation.items()}
+    unknown = (scored.keys() - set(METRICS_EVALUATION_KEYS)) | (
+        run_fields.keys() - set(METRICS_RUN_KEYS)
+    )
+    missing = set(METRICS_RUN_KEYS) - run_fields.keys()
+    if unknown or missing:
+        raise ValueError(
+            f"{METRICS_NAME}: unknown keys {sorted(unknown)}, missing run fields {sorted(missing)}"
+        )
+    merged = {**run_fields, **scored}
+    return {key: merged.get(key) for key in METRICS_KEYS}
+
+
 def write_metrics(run: Path, metrics: dict) -> None:
-    """Write ``RUN/metrics.json`` atomically (NaN and inf, which JSON lacks, as null)."""
+    """Write ``RUN/metrics.json`` atomically (NaN and inf, which JSON lacks, as null).
+
+    The file's one writer: the trainer's final metrics (built by :func:`metrics_record`) and
+    a rescore of an old run's blocks (``train.loading.rescore_stale``) both come through here."""
     write_json_atomic(metrics_path(run), _finite(metrics))
 
 

@@ -26,7 +26,9 @@ from .site_metrics import site_metrics
 @dataclass
 class Evaluation:
     """Metrics of a model on one split. ``to_json`` gives the dict the trainer's log,
-    ``metrics.json`` and the ``evaluate`` verb have always written (same keys, same order)."""
+    ``metrics.json`` and the ``evaluate`` verb have always written (same keys, same order);
+    the trainer's ``metrics.json`` is it and the run's fields, laid out by
+    ``rundir.metrics_record``."""
 
     #: End-to-end metrics (``Task.accuracy_metric`` is one of them; higher is better).
     e2e: dict[str, float | None]

@@ -37,6 +37,7 @@ from ..io import safe_child, write_text_atomic
 from ..rundir import (
     MOTIFS_SUMMARY,
     SCAN_SUMMARY,
+    VARIANTS_SUMMARY,
     concepts_dir,
     diagnostics_dir,
     metrics_path,
@@ -276,7 +277,7 @@ def build_report(
             positions_section(summary["motifs"]),
         ]
     if variants is not None:
-        found = read_run_json(Path(variants) / "variants.json", "made by `variants`")
+        found = read_run_json(Path(variants) / VARIANTS_SUMMARY, "made by `variants`")
         parts += variants_section(found, motifs_dir if summary is not None else None)
     if scan is not None:
         parts += [

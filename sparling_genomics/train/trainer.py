@@ -22,8 +22,10 @@ The run directory (``rundir``)::
 
     RUN/config.yaml  RUN/train_log.jsonl  RUN/checkpoints/{last,final}.pt  RUN/metrics.json
 
-``metrics.json`` holds the test split's scores (``evaluate.evaluation.score_model``), the
-identifiability check among them, and ``stopped_by``: schedule, max_samples or max_seconds.
+``metrics.json`` holds the test split's scores (``evaluate.evaluation.score_model``; its
+``Evaluation.to_json``), the identifiability check among them, and the run's own fields, such
+as ``stopped_by``: schedule, max_samples or max_seconds. ``rundir.metrics_record`` lays them
+out and ``rundir.write_metrics``, the file's one writer, writes it.
 
 A checkpoint holds the model, optimizer, annealer, the trainer's counters and the torch
 RNG; training batches are a pure function of (seed, batch index). So ``resume`` after a kill
@@ -47,6 +49,7 @@ from ..rundir import (
     checkpoint_path,
     config_path,
     create_run_directory,
+    metrics_record,
     prepare_run_directory,
     truncate_log,
     write_metrics,
@@ -385,16 +388,13 @@ class Trainer:
         )
         true_density = self.task.true_density()
         density = self.model.density
-        metrics = {
+        # The run's own fields; the test scores are the evaluation's JSON, and metrics_record
+        # lays both out as metrics.json has them (rundir.METRICS_KEYS).
+        run_fields = {
             "task": self.config.task,
             "preset": self.config.preset,
             "seed": self.config.seed,
-            "e2e": result.e2e,
-            "sites": result.sites,
-            "motif": result.motif,
-            "perturbation": result.perturbation,
             "density": density,
-            "measured_density": result.measured_density,
             "true_density": true_density,
             "density_ratio": (density / true_density) if density and true_density else None,
             "samples_seen": self.state["samples"],
@@ -412,11 +412,10 @@ class Trainer:
                 **({"split": self.splitter.summary()} if self.splitter.enabled else {}),
             },
             "stopped_by": stopped_by,
-            "identifiability": result.identifiability,
             "device": str(self.device),
             "machine": machine_description(),  # the one that finished the run (device.py)
-            "test_samples": result.samples,
         }
+        metrics = metrics_record(result.to_json(), run_fields)
         write_metrics(self.out, metrics)
         return metrics
 

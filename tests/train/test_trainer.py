@@ -9,7 +9,14 @@ import pytest
 import torch
 
 from sparling_genomics.errors import CheckpointError, ConfigError, RunDirectoryError
-from sparling_genomics.rundir import TIMING_FIELDS
+from sparling_genomics.rundir import (
+    METRICS_KEYS,
+    METRICS_RUN_KEYS,
+    TIMING_FIELDS,
+    metrics_path,
+    metrics_record,
+)
+from sparling_genomics.train import trainer as trainer_module
 from sparling_genomics.train.checkpoint import load_checkpoint
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train
@@ -88,6 +95,33 @@ def test_tiny_run_writes_the_run_directory(tmp_path):
     assert saved["samples_seen"] >= 640 and saved["wall_seconds"] > 0
     assert 0 < saved["density"] <= 0.5
     assert len(read_log(run)) >= 4
+
+
+def test_final_metrics_are_the_test_evaluation_and_the_run_fields_through_rundir(
+    tmp_path, monkeypatch
+):
+    """metrics.json is the test split's ``Evaluation.to_json()`` and the trainer's own fields,
+    laid out by ``rundir.metrics_record`` and written once by ``rundir.write_metrics``."""
+    scored, written = [], []
+    score, write = trainer_module.score_model, trainer_module.write_metrics
+
+    def scores(*args, **kwargs):
+        scored.append(score(*args, **kwargs))
+        return scored[-1]
+
+    def writes(run, metrics):
+        written.append(run)
+        write(run, metrics)
+
+    monkeypatch.setattr(trainer_module, "score_model", scores)
+    monkeypatch.setattr(trainer_module, "write_metrics", writes)
+    run = tmp_path / "run"
+    train(tiny(), run, progress=False)
+    assert written == [run] and len(scored) == 1
+    saved = json.loads(metrics_path(run).read_text())
+    assert list(saved) == list(METRICS_KEYS)
+    expected = metrics_record(scored[0].to_json(), {k: saved[k] for k in METRICS_RUN_KEYS})
+    assert saved == json.loads(json.dumps(expected))
 
 
 def test_same_seed_same_log_and_weights(tmp_path):
