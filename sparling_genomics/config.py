@@ -4,8 +4,9 @@ A :class:`RunConfig` holds the task's ``data`` and ``model`` dataclasses (``task
 the ``train`` settings (``train/settings.py``) and ``annealing`` (``sparsity/annealing.py``).
 ``train.run_config.resolve_config`` builds it as task defaults <- preset <- user files <-
 ``--set``, each a nested mapping merged field by field (:func:`merge`): coerced by the field's
-type annotation, checked against the range in its metadata (:func:`bounded`); an unknown key,
-a wrong type or an out-of-range value is a :class:`ConfigError` naming the key's path.
+type annotation, checked against the range in its metadata (:func:`bounded`); an unknown key
+(with the closest known key at its level as a "did you mean"), a wrong type or an out-of-range
+value is a :class:`ConfigError` naming the key's path.
 ``RUN/config.yaml`` lists the fields in order; an ``optional`` field left at None is not in
 that task's config (e.g. ``train.baseline_samples`` outside splicing). An optional field that
 is also ``settable`` (an opt-in option of a shared block, e.g. ``model.sparse.compete_window``)
@@ -26,7 +27,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, close_match
 
 _PLAIN = {bool: "true or false", str: "a string", type(None): "null"}
 
@@ -69,7 +70,11 @@ def merge(obj: Any, override: dict, where: str = "", *, every: bool = False) -> 
         path = f"{where}.{key}" if where else str(key)
         if key not in known:
             names = ", ".join(sorted(map(str, known)))
-            raise ConfigError(f"unknown config key {path!r} (known here: {names})")
+            match = close_match(str(key), known)
+            if match and where:
+                match = f"{where}.{match}"  # the full dotted key, as the user spells it
+            hint = f"; did you mean {match!r}?" if match else ""
+            raise ConfigError(f"unknown config key {path!r}{hint} (known here: {names})")
         current = getattr(obj, key)
         if dataclasses.is_dataclass(current):
             changes[key] = merge(current, value, path, every=every)

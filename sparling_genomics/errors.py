@@ -1,9 +1,14 @@
 """Typed errors that library code raises and the CLI turns into one-line messages.
 
 Library code never calls ``sys.exit``; it raises one of these with a message a user can act
-on (which file or option, what is wrong, what to do). ``cli.py`` prints ``error: <message>``
+on (which file or option, what is wrong, what to do). ``cli/main.py`` prints ``error: <message>``
 and exits with code 2.
 """
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
 
 
 class SparlingError(Exception):
@@ -24,3 +29,10 @@ class RunDirectoryError(SparlingError):
 
 class CheckpointError(SparlingError):
     """A checkpoint is missing, truncated, tampered with, or from another model."""
+
+
+def close_match(word: str, choices: Iterable[str]) -> str | None:
+    """The choice most like ``word`` (``difflib``'s close matches), or None: for the "did you
+    mean" of a one-line error about an unknown name or key."""
+    found = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return found[0] if found else None

@@ -135,11 +135,51 @@ def test_stop_density_refuses_anything_else(value):
         resolve_config("planted", "cpu", overrides=[{"annealing": {"stop_density": value}}])
 
 
+@pytest.mark.parametrize(
+    "override,path,suggestion",
+    [
+        ("train.lrr=0.1", "train.lrr", "train.lr"),
+        ("train.max_sample=10", "train.max_sample", "train.max_samples"),
+        ("model.sparse.momentm=0.9", "model.sparse.momentm", "model.sparse.momentum"),
+        ("trian.lr=0.1", "trian", "train"),  # the first unknown level
+        ("sed=1", "sed", "seed"),
+    ],
+)
+def test_an_unknown_key_close_to_a_known_one_gets_a_did_you_mean(override, path, suggestion):
+    with pytest.raises(ConfigError) as err:
+        resolve_config("planted", "cpu", overrides=[parse_override(override)])
+    message = str(err.value)
+    assert message.startswith(
+        f"unknown config key {path!r}; did you mean {suggestion!r}? (known here: "
+    )
+    assert "\n" not in message
+
+
+def test_an_unknown_key_like_none_gets_the_same_message_as_before():
+    with pytest.raises(ConfigError) as err:
+        resolve_config("planted", "cpu", overrides=[parse_override("train.colour=red")])
+    assert str(err.value).startswith("unknown config key 'train.colour' (known here: adam_beta2, ")
+    assert "did you mean" not in str(err.value)
+
+
+def test_a_misspelt_key_in_a_config_file_gets_a_did_you_mean(tmp_path):
+    path = tmp_path / "my.yaml"
+    path.write_text("train:\n  batch_sise: 8\n")
+    with pytest.raises(ConfigError, match=r"'train.batch_sise'; did you mean 'train.batch_size'\?"):
+        resolve_config("planted", "cpu", files=[path])
+
+
 def test_unknown_task_and_preset():
-    with pytest.raises(ConfigError, match="unknown task 'nope'"):
+    with pytest.raises(ConfigError, match="unknown task 'nope'; choose from: audio_sequence"):
         resolve_config("nope")
-    with pytest.raises(ConfigError, match="unknown preset 'huge'"):
+    with pytest.raises(ConfigError, match=r"unknown task 'splicng' \(did you mean 'splicing'\?\); "
+                                          "choose from: audio_sequence"):  # fmt: skip
+        resolve_config("splicng")
+    with pytest.raises(ConfigError, match=r"unknown preset 'huge' for task 'planted'; choose"):
         resolve_config("planted", "huge")
+    with pytest.raises(ConfigError, match=r"unknown preset 'cpuu' for task 'planted' \(did you "
+                                          r"mean 'cpu'\?\); choose from: cpu"):  # fmt: skip
+        resolve_config("planted", "cpuu")
 
 
 def test_config_file(tmp_path):

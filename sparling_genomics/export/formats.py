@@ -4,7 +4,9 @@ JASPAR and TRANSFAC are written by Biopython (``Bio.motifs``). MEME and HOMER ha
 small writers because Biopython cannot write either, and ``memelite.io.write_meme`` always
 writes a uniform background and ``nsites= 1``; ours writes the background measured on the data
 and each motif's real site count, with single spaces so that Biopython's ``minimal`` reader
-and ``memelite.io.read_meme`` both read it back.
+and ``memelite.io.read_meme`` both read it back. A discovered motif has no E-value, so its
+``letter-probability matrix`` line has no ``E=`` (optional in MEME's minimal format; readers
+take 0); older files with ``E= 0`` still read.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class ExportedMotif:
     channel: int = -1
     offset: int = 0  # first position kept by trimming, within the channel's site window
     family: str = ""  # the id of its motif family (export/families.py), once clustered
+    evalue: float | None = None  # MEME's E=, only where a statistic gives one
 
     @property
     def consensus(self) -> str:
@@ -48,7 +51,8 @@ def _check_unique(motifs: list[ExportedMotif]) -> None:
 
 
 def meme_text(motifs: list[ExportedMotif], background: np.ndarray | None = None) -> str:
-    """MEME minimal format (version 4), both strands, with a background line."""
+    """MEME minimal format (version 4), both strands, with a background line; ``E=`` only for
+    a motif that carries an E-value (MEME allows leaving it out; "E= 0" would claim one)."""
     _check_unique(motifs)
     bg = np.full(4, 0.25) if background is None else np.asarray(background, dtype=float)
     bg = bg / bg.sum()
@@ -65,10 +69,10 @@ def meme_text(motifs: list[ExportedMotif], background: np.ndarray | None = None)
     ]
     for m in motifs:
         name = (m.name or m.consensus).replace(" ", "_")
-        lines += [
-            f"MOTIF {m.id} {name}",
-            f"letter-probability matrix: alength= 4 w= {m.width} nsites= {int(m.nsites)} E= 0",
-        ]
+        stats = f"alength= 4 w= {m.width} nsites= {int(m.nsites)}"
+        if m.evalue is not None:
+            stats += f" E= {m.evalue:.1e}"
+        lines += [f"MOTIF {m.id} {name}", f"letter-probability matrix: {stats}"]
         lines += [" ".join(f"{p:.6f}" for p in row / row.sum()) for row in m.probs]
         lines.append("")
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..errors import ConfigError
+from ..errors import ConfigError, close_match
 from .audio_sequence import AudioSequenceTask
 from .base import Task
 from .digit_circle import DigitCircleTask
@@ -23,8 +23,10 @@ TASKS: dict[str, type[Task]] = {
 
 
 def task_class(name: str) -> type[Task]:
-    """The Task class registered under ``name``."""
+    """The Task class registered under ``name`` (an unknown name: a ConfigError listing the
+    tasks, with the closest as a "did you mean")."""
     if name not in TASKS:
-        raise ConfigError(f"unknown task {name!r}; choose from: {', '.join(sorted(TASKS))}")
+        match = close_match(name, TASKS)
+        hint = f" (did you mean {match!r}?)" if match else ""
+        raise ConfigError(f"unknown task {name!r}{hint}; choose from: {', '.join(sorted(TASKS))}")
     return TASKS[name]
-

@@ -12,7 +12,7 @@ import dataclasses
 from pathlib import Path
 
 from ..config import RunConfig, load_yaml, merge
-from ..errors import ConfigError
+from ..errors import ConfigError, close_match
 from ..sparsity.annealing import AnnealingSettings
 from ..tasks.registry import task_class
 from .settings import TrainSettings
@@ -43,9 +43,10 @@ def resolve_config(
 
     presets = task_class(task).presets
     if preset not in presets:
-        raise ConfigError(
-            f"unknown preset {preset!r} for task {task!r}; choose from: {', '.join(presets)}"
-        )
+        near = close_match(preset, presets)
+        hint = f" (did you mean {near!r}?)" if near else ""
+        raise ConfigError(f"unknown preset {preset!r} for task {task!r}{hint}; choose from: "
+                          f"{', '.join(presets)}")  # fmt: skip
     config = dataclasses.replace(merge(default_config(task), presets[preset]), preset=preset)
     for path in files or []:
         user = load_yaml(path)

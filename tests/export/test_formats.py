@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from Bio import motifs as bio_motifs
+from memelite.io import read_meme
 
 from sparling_genomics.errors import InputError
 from sparling_genomics.export.formats import (
@@ -27,6 +28,13 @@ def motifs():
 def test_meme_reads_back_with_memelite_and_biopython(tmp_path, motifs):
     background = np.array([0.32, 0.18, 0.18, 0.32])
     paths = write_motif_files(tmp_path, motifs, background)
+    # No E-value for a discovered motif: no ``E=`` at all (MEME's minimal format allows it).
+    matrix_lines = [line for line in paths["meme"].read_text().splitlines()
+                    if line.startswith("letter-probability matrix:")]  # fmt: skip
+    assert matrix_lines == ["letter-probability matrix: alength= 4 w= 8 nsites= 120",
+                            "letter-probability matrix: alength= 4 w= 5 nsites= 37"]  # fmt: skip
+    assert "E=" not in paths["meme"].read_text()
+    assert list(read_meme(str(paths["meme"]))) == list(read_meme_motifs(paths["meme"]))
     ours = read_meme_motifs(paths["meme"])
     assert list(ours) == ["sparling_c00 MA1350.1_BZIP42", f"sparling_c03 {motifs[1].consensus}"]
     for got, m in zip(ours.values(), motifs):
@@ -35,10 +43,37 @@ def test_meme_reads_back_with_memelite_and_biopython(tmp_path, motifs):
         record = bio_motifs.parse(handle, "minimal")
     assert [m.name for m in record] == ["sparling_c00", "sparling_c03"]
     assert [m.num_occurrences for m in record] == [120, 37]
+    assert [m.evalue for m in record] == [0.0, 0.0]  # Biopython's default for a missing E=
     assert np.isclose(record.background["A"], 0.32)
     # Biopython rebuilds counts as round(p * nsites), renormalised: within ~2 / nsites.
     pwm = np.array([record[0].pwm[b] for b in "ACGT"]).T
     assert np.allclose(pwm, motifs[0].probs, atol=2 / 120)
+
+
+def test_meme_writes_an_e_value_only_where_a_motif_carries_one(tmp_path, motifs):
+    motifs[1].evalue = 3.2e-9
+    paths = write_motif_files(tmp_path, motifs)
+    lines = paths["meme"].read_text().splitlines()
+    assert "letter-probability matrix: alength= 4 w= 8 nsites= 120" in lines
+    assert "letter-probability matrix: alength= 4 w= 5 nsites= 37 E= 3.2e-09" in lines
+    with open(paths["meme"]) as handle:
+        record = bio_motifs.parse(handle, "minimal")
+    assert [m.evalue for m in record] == [0.0, 3.2e-9]
+    assert len(read_meme_motifs(paths["meme"])) == 2
+
+
+def test_old_meme_files_with_e_zero_still_read(tmp_path, motifs):
+    """Files written before E= was left out (``E= 0`` on every motif) read as before."""
+    path = write_motif_files(tmp_path, motifs)["meme"]
+    old = tmp_path / "old.meme"
+    old.write_text("\n".join(line + " E= 0" if line.startswith("letter-probability") else line
+                             for line in path.read_text().splitlines()))  # fmt: skip
+    assert old.read_text().count("E= 0") == 2
+    ours, before = read_meme_motifs(path), read_meme_motifs(old)
+    assert list(before) == list(ours)
+    assert all(np.array_equal(before[k], ours[k]) for k in ours)
+    with open(old) as handle:
+        assert [m.num_occurrences for m in bio_motifs.parse(handle, "minimal")] == [120, 37]
 
 
 def test_jaspar_transfac_homer(tmp_path, motifs):
