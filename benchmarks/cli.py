@@ -12,13 +12,17 @@ from pathlib import Path
 
 import click
 
-from sparling_genomics.cli.main import _Group, _model_option, _overrides
+from sparling_genomics.cli.main import VerbGroup
+from sparling_genomics.cli.options import CONTEXT_SETTINGS, model_option, output_options
+from sparling_genomics.cli.train import overrides_of
 
 
-@click.group(cls=_Group)
-@click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
-def main(debug: bool) -> None:
+@click.group(cls=VerbGroup, context_settings=CONTEXT_SETTINGS)
+def main() -> None:
     """Benchmarks: write JSON and update BENCHMARKS.md."""
+
+
+main.params += output_options()  # --quiet, --verbose, --debug before the benchmark's name
 
 
 def _parse_seeds(ctx, param, value: str) -> list[int]:
@@ -66,7 +70,7 @@ def bench_planted(out, seeds, preset, ablations, draws, block_sizes, benchmarks_
         ablations=ablations,
         draws=draws,
         benchmarks_md=benchmarks_md,
-        overrides=_overrides(None, None, sets),
+        overrides=overrides_of(None, None, sets),
         block_sizes=block_sizes,
         sets=list(sets),
     )
@@ -159,7 +163,7 @@ def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets, section) -
     from .paper_domains import run_paper_domain_benchmark
 
     result = run_paper_domain_benchmark(
-        task, out, preset=preset, seeds=seeds, overrides=_overrides(None, None, sets),
+        task, out, preset=preset, seeds=seeds, overrides=overrides_of(None, None, sets),
         benchmarks_md=benchmarks_md, section=section,
     )  # fmt: skip
     click.echo(f"wrote {result}")
@@ -184,7 +188,7 @@ def bench_splicing(out, reference, preset, seed, benchmarks_md, sets, skip) -> N
         preset=preset,
         seed=seed,
         benchmarks_md=benchmarks_md,
-        overrides=_overrides(None, None, sets),
+        overrides=overrides_of(None, None, sets),
         skip=skip,
     )
     click.echo(f"wrote {result}")
@@ -221,7 +225,7 @@ def bench_sparse_layer(out, benchmarks_md, repeats) -> None:
 
 
 @main.command("scan")
-@_model_option
+@model_option()
 @click.option("--reference", default="tair10-chr1", show_default=True)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
 @_benchmarks_md_option
@@ -235,7 +239,7 @@ def bench_scan(run, reference, out, benchmarks_md) -> None:
 
 
 @main.command("scan-load")
-@_model_option
+@model_option()
 @click.option("--reference", default="tair10-chr1", show_default=True)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
 @_benchmarks_md_option
@@ -305,7 +309,7 @@ def bench_apply(workdir, out, wall_seconds, command_line, benchmarks_md) -> None
 
 
 @main.command("variants")
-@_model_option
+@model_option()
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
 @click.option("--variants", "n_variants", type=click.IntRange(min=10), default=20_000,
               show_default=True, help="Random variants for the throughput runs.")  # fmt: skip

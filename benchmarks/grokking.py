@@ -176,7 +176,7 @@ def _markdown(result: dict, out: Path, permutations: list[float], seeds: list[in
         "train --task modular_addition --preset cpu --seed 0 --set train.threads=1 --set "
         f"train.max_samples={GROK_STEPS * STEP} --set data.label_permutation=F --set "
         f"train.max_seconds={MAIN_SECONDS:g} (F > 0: {ABLATION_SECONDS:g})`, two side by side on "
-        "the 2 cores; then `sparling-genomics diagnose RUN`). JSON: "
+        "the 2 cores; then `sparling-genomics diagnose --model RUN`). JSON: "
         f"`{out}/bench_grokking.json`.",
         "",
         "Modular addition, p = 113, alpha = 0.3, 2-layer pre-LN transformer, AdamW (lr 3e-3, "

@@ -31,7 +31,7 @@ ROOT = Path(sparling_genomics.__file__).resolve().parent
 # Rank of each top-level name in the package; imports may only point to the same or a lower
 # rank.
 LAYERS: list[tuple[str, ...]] = [
-    ("", "errors", "io", "config", "rundir"),
+    ("", "errors", "io", "config", "rundir", "progress"),
     ("genome", "sparsity", "models", "domains"),
     ("tasks",),
     ("evaluate", "concepts"),

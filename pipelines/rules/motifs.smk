@@ -77,7 +77,7 @@ rule diagnose:
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {params.sg} diagnose {params.model} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} {params.sg} diagnose --model {params.model} --threads {threads} > {log} 2>&1"
 
 
 rule stability:

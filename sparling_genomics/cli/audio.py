@@ -1,5 +1,5 @@
-"""The audio-corpus verbs (registered on ``cli.main``): build and check AudioMNIST-layout
-folders. Kept out of ``cli.py`` only for length; as thin as the other verbs."""
+"""The audio-corpus verbs: build and check AudioMNIST-layout
+folders."""
 
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
-"""The ``concepts`` verb (registered on ``cli.main``): concepts found after training in a
+"""The ``concepts`` verb: concepts found after training in a
 run's layer (TopK SAE, block-sparse featurizers, Deleuzian) and, for DNA models, the motifs
-they stand for. Kept out of ``cli.py`` only for length; as thin as the others."""
+they stand for."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
+from .options import device_option, model_option, threads_option
 from .paths import OUT_FOLDER
 
 _METHODS = ("sae", "bsf_vanilla", "bsf_grassmannian", "bsf_group_lasso", "deleuzian")
@@ -15,7 +14,7 @@ _BASELINES = ("modisco",)
 
 
 @click.command()
-@click.argument("run", type=click.Path(path_type=Path))
+@model_option()
 @click.option("--out", type=OUT_FOLDER, help="Folder (default RUN/concepts).")
 @click.option("--layer", help="DNA models: hidden (default: g's last hidden features) or g "
               "(its motif logits per strand); others: motifs, g, embedding or a module "
@@ -43,7 +42,8 @@ _BASELINES = ("modisco",)
 @click.option("--modisco-windows", default=2000, show_default=True,
               type=click.IntRange(min=1), help="Windows attributed for --method modisco.")
 @click.option("--reference-motifs", help="jaspar, splicing or a MEME file (default: the task's).")
-@click.option("--device", help="auto (default: the run's), cpu, cuda or cuda:N.")
+@device_option("auto (default: the run's)")
+@threads_option()
 def concepts(run, out, layer, methods, concepts, block, k, steps, seed, split, max_rows,
              fit_rows, site_fraction, modisco_windows, reference_motifs,
              device) -> None:  # fmt: skip

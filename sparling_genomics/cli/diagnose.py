@@ -1,17 +1,16 @@
-"""The ``diagnose`` verb (registered on ``cli.main``): the topology of a run's representations
-across its checkpoint series. Kept out of ``cli.py`` only for length; as thin as the others."""
+"""The ``diagnose`` verb: the topology of a run's representations
+across its checkpoint series."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
+from .options import device_option, model_option, threads_option
 from .paths import OUT_FOLDER
 
 
 @click.command()
-@click.argument("run", type=click.Path(path_type=Path))
+@model_option()
 @click.option("--out", type=OUT_FOLDER, help="Folder (default RUN/diagnostics).")
 @click.option("--layer", help="Point cloud: embedding, motifs, g, or a module's name "
               "(default: the task's; modular addition: embedding, others: motifs).")  # fmt: skip
@@ -23,7 +22,8 @@ from .paths import OUT_FOLDER
               help="Examples per split scored at each checkpoint.")  # fmt: skip
 @click.option("--diagram-steps", help="Steps whose persistence diagrams are drawn, e.g. "
               "0,15000 (default: the first, the test jump, the last).")  # fmt: skip
-@click.option("--device", help="auto (default: the run's), cpu, cuda or cuda:N.")
+@device_option("auto (default: the run's)")
+@threads_option()
 def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, device) -> None:
     """Persistent homology, intrinsic dimension (and Fourier spectrum) of RUN's checkpoints."""
     from ..errors import InputError

@@ -1,6 +1,6 @@
-"""The ``variants`` verb (registered on ``cli.main``): score a VCF with a trained site model.
+"""The ``variants`` verb: score a VCF with a trained site model.
 
-Kept out of ``cli.py`` only for length; as thin as the other verbs.
+Thin, as the other verbs.
 """
 
 from __future__ import annotations
@@ -10,17 +10,12 @@ from pathlib import Path
 
 import click
 
+from .options import device_option, model_option, motifs_option, threads_option
 from .paths import OUT_FOLDER
 
 
 @click.command()
-@click.option(
-    "--model",
-    "run",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Run directory of a trained site model (splicing or BED labels).",
-)
+@model_option("Run folder of a trained site model (splicing or BED labels).")
 @click.option("--vcf", required=True, type=click.Path(path_type=Path), help="VCF (plain or .gz).")
 @click.option("--out", required=True, type=OUT_FOLDER, help="Output folder.")
 @click.option(
@@ -46,12 +41,7 @@ from .paths import OUT_FOLDER
     show_default=True,
     help="Alleles per model call.",
 )
-@click.option(
-    "--motifs",
-    "motifs_dir",
-    type=click.Path(path_type=Path),
-    help="Folder written by `export` (default RUN/motifs): family names.",
-)
+@motifs_option
 @click.option(
     "--skip-ref-mismatch",
     is_flag=True,
@@ -68,7 +58,8 @@ from .paths import OUT_FOLDER
     type=click.Path(path_type=Path),
     help="File of sequence-name aliases (VCF name, FASTA name).",
 )
-@click.option("--device", help="auto (default), cpu, cuda or cuda:N.")
+@device_option()
+@threads_option()
 def variants(run, vcf, out, fasta, reference, gff, distance, batch, motifs_dir,
              skip_ref_mismatch, skip_unknown, chrom_aliases, device) -> None:  # fmt: skip
     """Variant effects: site delta scores (SpliceAI's convention) and the motif sites each

@@ -8,6 +8,7 @@ model saw (transcript orientation for splicing windows); see ``genome/pwm.py``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,12 +100,14 @@ def output_positions(rows: np.ndarray, offset: int) -> np.ndarray:
 
 @torch.no_grad()
 def channel_site_windows(
-    model, task, split: str = "test", *, batch_size: int = 64, device=None
+    model, task, split: str = "test", *, batch_size: int = 64, device=None,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, list[np.ndarray]]:
     """Per channel: one-hot site windows ``(n, 4, rf)`` and activations; base background;
     per channel the sites as ``(n, 3)`` rows (window index in the split's evaluation order,
     activation position in the window's input, strand read: +1 / -1), in the windows' order
-    (motif families link channels that fire at the same places)."""
+    (motif families link channels that fire at the same places); ``progress(windows)`` after
+    each batch."""
     device = device or next(model.parameters()).device
     width = model.g.receptive_field
     offset = context_offset(task)
@@ -143,6 +146,8 @@ def channel_site_windows(
                 scores[s.channel].extend(np.array(s.score)[pick].tolist())
                 where[s.channel].append(np.stack([np.full(len(pos), w), pos, strand], axis=1))
         first += len(x)
+        if progress is not None:
+            progress(len(x))
     stacked = [np.concatenate(w) if w else np.zeros((0, 4, width)) for w in windows]
     background = counts / counts.sum() if counts.sum() else np.full(4, 0.25)
     located = [np.concatenate(w).astype(np.int64) if w else np.zeros((0, 3), np.int64)

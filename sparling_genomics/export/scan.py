@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,8 +134,10 @@ def scan_codes(
         )
 
 
-def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None) -> list[SiteTable]:
-    """Sites of every sequence of ``genome``, one table per sequence (FASTA order).
+def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None,
+                progress: Callable[[int], None] | None = None) -> list[SiteTable]:  # fmt: skip
+    """Sites of every sequence of ``genome``, one table per sequence (FASTA order);
+    ``progress(bases)`` after each chunk or pack is scanned.
 
     Sequences shorter than ``chunk`` are packed together, up to ``chunk`` bases a pack, with
     2 x halo Ns between them, and scanned as one: every position of a packed sequence then
@@ -143,22 +145,29 @@ def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None) -> l
     same, and a draft assembly's 10,000 contigs cost tens of model calls, not 20,000.
     """
     halo = halo_of(model)
+    tick = progress or (lambda bases: None)
     tables: dict[str, SiteTable] = {}
     pack: list[str] = []
     pack_bases = 0
     for seqid, length in genome.lengths.items():
         if length >= chunk:
-            tables[seqid] = join_tables(seqid, list(scan_codes(model, seqid, genome.sequence(seqid),
-                                                         chunk=chunk, device=device)))  # fmt: skip
+            parts = []
+            for i, part in enumerate(scan_codes(model, seqid, genome.sequence(seqid),
+                                                chunk=chunk, device=device)):  # fmt: skip
+                parts.append(part)
+                tick(min(chunk, length - i * chunk))
+            tables[seqid] = join_tables(seqid, parts)
             continue
         if pack and pack_bases + length + 2 * halo > chunk:
             tables.update(_scan_pack(model, genome, pack, halo, chunk, device))
+            tick(sum(genome.lengths[s] for s in pack))
             pack, pack_bases = [], 0
             _release_free_memory()
         pack.append(seqid)
         pack_bases += length + 2 * halo
     if pack:
         tables.update(_scan_pack(model, genome, pack, halo, chunk, device))
+        tick(sum(genome.lengths[s] for s in pack))
     return [tables[seqid] for seqid in genome.lengths]
 
 

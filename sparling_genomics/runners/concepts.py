@@ -46,6 +46,7 @@ from ..export.naming import jaspar_targets, name_motifs, write_tomtom
 from ..export.reference_motifs import motif_file_targets, splicing_reference
 from ..genome.pwm import probability_matrix, trim
 from ..io import atomic_path, write_json_atomic, write_text_atomic
+from ..progress import Counter, detail
 from ..rundir import CONCEPTS_SUMMARY, concepts_dir
 from ..train.loading import load_run
 
@@ -204,7 +205,9 @@ def extract_run_concepts(
             raise ConfigError(f"{where}: block size {settings.block} is larger than the "
                               f"{sample.shape[1]} activation features")  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
+    counter = Counter("concepts", total=len(settings.methods), unit="method")
     for method in settings.methods:
+        detail(f"concepts: {method} on {len(sample):,} rows of {where}")
         began = time.perf_counter()
         if method == "modisco":
             windows = rows.x[: settings.modisco_windows]
@@ -214,6 +217,7 @@ def extract_run_concepts(
                                    context=context, offset=context_offset(task))  # fmt: skip
             entry["seconds"] = round(time.perf_counter() - began, 2)
             summary["methods"][method] = entry
+            counter.update(1)
             continue
         fitted = extract(sample, method, count, block=settings.block, k=settings.k,
                          settings=FitSettings(steps=settings.steps, seed=settings.seed),
@@ -228,6 +232,8 @@ def extract_run_concepts(
         write_concepts_h5(folder / "concepts.h5", fitted, activation, rows)
         entry["seconds"] = round(time.perf_counter() - began, 2)
         summary["methods"][method] = entry
+        counter.update(1)
+    counter.close()
     write_json_atomic(out / CONCEPTS_SUMMARY, summary)
     return summary
 

@@ -40,6 +40,7 @@ from ..evaluate.topology import (
     top_frequencies,
 )
 from ..io import atomic_path, write_json_atomic
+from ..progress import Counter, detail
 from ..report.diagnostics import measures_figure, persistence_figure
 from ..rundir import DIAGNOSTICS_SUMMARY, config_path, diagnostics_dir, series_checkpoints
 from ..train.loading import build_run
@@ -174,6 +175,7 @@ def diagnose_run(
     series, diagrams, started = [], {}, time.monotonic()
     settings = {"layer": layer, "max_points": max_points, "sample": sample,
                 "max_eval": max_eval, "seed": seed}  # fmt: skip
+    counter = Counter("diagnose", total=len(paths), unit="checkpoint")
     for path in paths:
         found = _cached(out, path, settings)
         if found is None:
@@ -182,9 +184,13 @@ def diagnose_run(
             _keep(out, path, settings, *found)
         row, diagrams[f"step-{found[0]['step']:08d}"] = found
         series.append(row)
-        if log is not None:
-            log(f"step {row['step']}: {accuracy} {row['accuracy'][accuracy]}, "
+        counter.update(1)
+        line = (f"step {row['step']}: {accuracy} {row['accuracy'][accuracy]}, "
                 f"H1 max {row['h1_max']}, TwoNN {row['twonn_local']}")  # fmt: skip
+        if log is not None:
+            log(line)
+        detail(line)
+    counter.close()
     summary = {
         "run": str(run),
         "task": config.task,

@@ -37,6 +37,7 @@ from ..export.naming import jaspar_targets, match_dict, name_motifs, write_tomto
 from ..export.reference_motifs import kl_to_annotated, motif_file_targets, splicing_reference
 from ..genome.pwm import information_content
 from ..io import write_json_atomic
+from ..progress import Counter
 from ..rundir import FAMILIES_DIR, MOTIFS_SUMMARY, motifs_dir
 from ..train.loading import load_run
 
@@ -62,9 +63,13 @@ def export_run_motifs(
     out = Path(out) if out is not None else motifs_dir(run)
     config, task, model, torch_device = load_run(run, device=device)
     dataset = getattr(task, "data", None) if task.scoring == "sites" else None
-    windows, _, background, sites = channel_site_windows(
-        model, task, split, batch_size=config.train.eval_batch_size, device=torch_device
-    )
+    # Site tasks know their split's size (a bar with an end); the others count up.
+    total = len(task.eval_indices(split)) if hasattr(task, "eval_indices") else None
+    with Counter(f"export: {split} windows", total=total, unit="window") as counter:
+        windows, _, background, sites = channel_site_windows(
+            model, task, split, batch_size=config.train.eval_batch_size, device=torch_device,
+            progress=counter.update,
+        )
     motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
     choice = reference_motifs or getattr(task, "reference_motifs", "jaspar")
     annotated: dict[str, np.ndarray] = {}

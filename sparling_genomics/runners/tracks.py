@@ -17,9 +17,10 @@ from ..export.scan import activation_track, scan_genome
 from ..export.tracks import write_bigwig, write_tracks
 from ..genome.fasta import Genome
 from ..io import safe_child, write_json_atomic
+from ..progress import Counter
 from ..rundir import MOTIFS_MEME, MOTIFS_SUMMARY, SCAN_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
-from ..train.loading import load_run
+from ..train.loading import load_run, recorded_sources
 
 
 def scan_run_to_tracks(
@@ -32,7 +33,8 @@ def scan_run_to_tracks(
     device: str | None = None,
     bigwig: bool = True,
 ) -> dict:
-    """Scan ``fasta`` with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
+    """Scan ``fasta`` (None: the genome the run's dataset was built from; an error where the
+    run records none) with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
     bigWigs and ``scan.json`` (this summary) to ``out``. Motifs (ids, names, trimmed spans)
     come from ``motifs_dir`` (default ``RUN/motifs``, made by ``export``)."""
     run, out = Path(run), Path(out)
@@ -48,7 +50,8 @@ def scan_run_to_tracks(
             f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
             f"({len(meme)} vs {len(listed)}); export again"
         )
-    _, _, model, torch_device = load_run(run, device=device)
+    _, task, model, torch_device = load_run(run, device=device)
+    fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
     rf = int(model.g.receptive_field)
     motifs, offsets = [], {}
@@ -61,7 +64,9 @@ def scan_run_to_tracks(
         offsets[entry["channel"]] = int(entry["offset"])
     out.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
-    tables = scan_genome(model, genome, chunk=chunk, device=torch_device)
+    with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
+        tables = scan_genome(model, genome, chunk=chunk, device=torch_device,
+                             progress=counter.update)  # fmt: skip
     scan_seconds = time.perf_counter() - began
     bed = out / "motif_sites.bed"
     n_rows = write_tracks(bed, out / "motif_sites.bb", tables, motifs, offsets, rf,

@@ -36,9 +36,10 @@ from ..genome.gene_strands import GeneStrands
 from ..genome.sequence import decode
 from ..genome.vcf import SKIP_REASONS, VcfReader
 from ..io import atomic_path, write_json_atomic
-from ..rundir import MOTIFS_SUMMARY
+from ..progress import Counter as ProgressCounter
+from ..rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
-from ..train.loading import load_run
+from ..train.loading import load_run, recorded_sources
 
 TOP_VARIANTS = 25
 VCF_MOTIFS = 5  # motif changes per allele and strand in the VCF INFO (all in the TSV)
@@ -72,20 +73,6 @@ def motif_labels(motifs_dir: Path, channels: int) -> tuple[list[str], list[str],
     return family, ids, True
 
 
-def _sources(task, fasta, gff):
-    """(FASTA, annotation or None) to use: the given ones, else the run's dataset's."""
-    source = getattr(task.data, "source", {}) or {}
-    fasta = Path(fasta) if fasta else (Path(source["fasta"]) if source.get("fasta") else None)
-    if fasta is None or not fasta.is_file():
-        raise InputError(f"the run's dataset names no FASTA that exists ({fasta}); pass --fasta")
-    if gff:
-        return fasta, Path(gff)
-    annotation = source.get("annotation")
-    if annotation and not Path(annotation).is_file():
-        raise InputError(f"{annotation}: the run's dataset annotation is gone; pass --gff")
-    return fasta, Path(annotation) if annotation else None
-
-
 def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch: int = 64,
               skip_ref_mismatch: bool = False, skip_unknown: bool = False, chrom_aliases=None,
               motifs_dir=None, device: str | None = None) -> dict:  # fmt: skip
@@ -98,7 +85,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
     config, task, model, torch_device = load_run(run, device=device)
     if getattr(task, "scoring", None) != "sites":
         raise InputError(f"{run}: a {config.task} run has no site classes to score variants on")
-    fasta, gff = _sources(task, fasta, gff)
+    fasta, gff = recorded_sources(run, task, fasta, gff)
     genome = Genome(fasta)
     names = sequence_names(genome, chrom_aliases, skip_unknown=skip_unknown)
     genes = GeneStrands.from_annotation(read_annotation(gff, names)) if gff else GeneStrands([])
@@ -116,6 +103,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
     try:
         with ExitStack() as stack:
             tmp = {n: stack.enter_context(atomic_path(p)) for n, p in paths.items()}
+            counter = stack.enter_context(ProgressCounter("variants", unit="allele"))
             writer = _Writer(stack, tmp, keys, family, motif_ids, stats)
             writer.headers(reader.header_text, run.name, distance)
 
@@ -125,6 +113,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
                 effects = score_alleles(model, genome.fetch, alleles, classes, context=context,
                                         distance=distance, device=torch_device)  # fmt: skip
                 writer.write(records, jobs, effects, genome)
+                counter.update(len(alleles))
 
             pending, n_alleles = [], 0
             for record in reader.records():
@@ -157,9 +146,9 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
         "vcf_indexed": indexed, "seconds": round(seconds, 2),
         "alleles_per_second": round(counts["scored"] / max(seconds, 1e-9), 1),
         **stats.summary(),
-        "files": [*paths, *(["variants.vcf.gz.tbi"] if indexed else []), "variants.json"],
+        "files": [*paths, *(["variants.vcf.gz.tbi"] if indexed else []), VARIANTS_SUMMARY],
     }  # fmt: skip
-    write_json_atomic(out / "variants.json", summary)
+    write_json_atomic(out / VARIANTS_SUMMARY, summary)
     return summary
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import merge
-from ..errors import CheckpointError, ConfigError
+from ..errors import CheckpointError, ConfigError, InputError
 from ..evaluate.evaluation import score_model
 from ..rundir import config_path, metrics_path, read_metrics, require_finished, write_metrics
 from ..tasks.registry import task_class
@@ -109,3 +109,30 @@ def rescore_stale(run: Path, metrics: dict) -> dict:
     metrics["identifiability"] = result.identifiability
     write_metrics(run, metrics)
     return metrics
+
+
+def recorded_sources(run: Path, task, fasta=None, gff=None, *, annotation: bool = True,
+                     ) -> tuple[Path, Path | None]:  # fmt: skip
+    """(FASTA, annotation or None) a verb reads for run ``run``: the given ones, else those
+    the run's dataset was built from (the annotation only when ``annotation``). A one-line
+    :class:`InputError` when the run records no genome (a task without a genome dataset) or a
+    recorded file is gone, naming the option that gives it: a verb never falls back to
+    another genome."""
+    data = getattr(task, "data", None)
+    source = (getattr(data, "source", None) or {}) if data is not None else {}
+    if fasta:
+        fasta = Path(fasta)
+    elif source.get("fasta"):
+        fasta = Path(source["fasta"])
+        if not fasta.is_file():
+            raise InputError(f"{fasta}: the genome run {run} was trained on is gone; give --fasta")
+    else:
+        raise InputError(f"{run}: the run records no genome (its task reads no genome "
+                         "dataset); give --fasta")  # fmt: skip
+    if gff or not annotation:
+        return fasta, Path(gff) if gff else None
+    recorded = source.get("annotation")
+    if recorded and not Path(recorded).is_file():
+        raise InputError(f"{recorded}: the annotation run {run} was trained on is gone; "
+                         "give --gff")  # fmt: skip
+    return fasta, Path(recorded) if recorded else None

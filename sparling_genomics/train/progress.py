@@ -5,7 +5,8 @@ one ever-growing line of carriage returns that says nothing until the job ends. 
 trainer writes a plain line instead, every ``interval`` seconds: samples, phase, density, the
 last validation metric, loss, elapsed time, and an upper bound on the time left (the smaller
 of the time budget and the sample budget at the current rate; the schedule may end sooner).
-When the run ends, :func:`summary_line` is the one line the ``train`` verb prints.
+When the run ends, :func:`summary_line` is the one line the ``train`` verb prints. The line
+interval, the terminal test and ``--quiet`` are the package's (``progress.py``).
 """
 
 from __future__ import annotations
@@ -15,18 +16,7 @@ import sys
 import time
 from typing import TextIO
 
-#: Seconds between plain lines: two a minute, so a log never goes a minute without one.
-LINE_INTERVAL = 30.0
-
-
-def format_duration(seconds: float) -> str:
-    """``1h02m03s`` / ``4m05s`` / ``12s``."""
-    seconds = max(0, int(round(seconds)))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m{secs:02d}s"
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+from ..progress import LINE_INTERVAL, NORMAL, format_duration, is_terminal, verbosity
 
 
 class Progress:
@@ -56,7 +46,8 @@ class Progress:
         self.last: dict = {}
         self._last_line = time.monotonic()
         self._start: tuple[int, float] | None = None
-        if enabled and _is_terminal(self.stream):
+        enabled = enabled and verbosity() >= NORMAL  # --quiet: no progress
+        if enabled and is_terminal(self.stream):
             from tqdm import tqdm  # only on a terminal
 
             self.bar = tqdm(initial=initial_samples, unit="sample", unit_scale=True, desc=label,
@@ -134,9 +125,3 @@ def summary_line(metrics: dict) -> str:
     verdict = (metrics.get("identifiability") or {}).get("verdict")
     return line + (f"\nidentifiability: {verdict}" if verdict else "")
 
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False

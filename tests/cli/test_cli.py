@@ -101,6 +101,8 @@ def test_stability_verb_refuses_a_run_without_motifs(tmp_path, cli):
 
 
 def test_export_refuses_a_family_setting_out_of_range(cli, tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.yaml").write_text("task: planted\n")  # refused before it is read
     result = cli("export", "--model", tmp_path / "run", "--family", "tomtom_q=2")
     assert result.returncode == 2
     message = "error: config key 'family.tomtom_q' must be at most 1.0, got 2.0"

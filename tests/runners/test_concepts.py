@@ -16,7 +16,7 @@ def concept_run(planted_tiny, tmp_path_factory, ):
 
     run = tmp_path_factory.mktemp("concepts") / "run"
     shutil.copytree(planted_tiny.run, run)
-    result = run_cli("concepts", run, "--method", "sae", "--method", "bsf_grassmannian",
+    result = run_cli("concepts", "--model", run, "--method", "sae", "--method", "bsf_grassmannian",
                      "--method", "deleuzian", *FAST)  # fmt: skip
     assert result.returncode == 0, result.stderr
     return run, result
@@ -67,7 +67,8 @@ def test_same_seed_same_concepts_alone_or_after_other_methods(concept_run, tmp_p
     from tests.conftest import run_cli
 
     run, _ = concept_run
-    result = run_cli("concepts", run, "--method", "bsf_grassmannian", *FAST, "--out", tmp_path)
+    result = run_cli("concepts", "--model", run, "--method", "bsf_grassmannian", *FAST,
+                     "--out", tmp_path)
     assert result.returncode == 0, result.stderr
     with h5py.File(tmp_path / "bsf_grassmannian" / "concepts.h5") as a, \
             h5py.File(run / "concepts" / "bsf_grassmannian" / "concepts.h5") as b:
@@ -84,8 +85,8 @@ def test_same_seed_same_concepts_alone_or_after_other_methods(concept_run, tmp_p
 def test_bad_options_are_one_line_errors(planted_tiny, tmp_path, args, message):
     from tests.conftest import run_cli
 
-    result = run_cli("concepts", planted_tiny.run, "--method", "bsf_vanilla", "--steps", "5",
-                     "--out", tmp_path / "c", *args)  # fmt: skip
+    result = run_cli("concepts", "--model", planted_tiny.run, "--method", "bsf_vanilla",
+                     "--steps", "5", "--out", tmp_path / "c", *args)  # fmt: skip
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
     assert not (tmp_path / "c" / "concepts.json").exists()
@@ -94,8 +95,8 @@ def test_bad_options_are_one_line_errors(planted_tiny, tmp_path, args, message):
 def test_modisco_baseline_runs_on_a_tiny_model(planted_tiny, tmp_path):
     from tests.conftest import run_cli
 
-    result = run_cli("concepts", planted_tiny.run, "--method", "modisco", "--modisco-windows",
-                     "32", "--out", tmp_path, timeout=600)  # fmt: skip
+    result = run_cli("concepts", "--model", planted_tiny.run, "--method", "modisco",
+                     "--modisco-windows", "32", "--out", tmp_path, timeout=600)  # fmt: skip
     assert result.returncode == 0, result.stderr
     entry = json.loads((tmp_path / "concepts.json").read_text())["methods"]["modisco"]
     assert set(entry["info"]) == {"positive_patterns", "negative_patterns", "windows"}
@@ -107,7 +108,7 @@ def test_site_task_concepts_and_modisco_say_where_they_sit(splicing_tiny, tmp_pa
     sit relative to the labelled sites); TF-MoDISco's patterns are clustered too."""
     from tests.conftest import run_cli
 
-    result = run_cli("concepts", splicing_tiny, "--method", "sae", "--method", "modisco",
+    result = run_cli("concepts", "--model", splicing_tiny, "--method", "sae", "--method", "modisco",
                      "--modisco-windows", "16", "--out", tmp_path, *FAST,
                      timeout=600)  # fmt: skip
     assert result.returncode == 0, result.stderr

@@ -20,7 +20,7 @@ def modular_run(tmp_path_factory):
 
 
 def test_diagnose_writes_a_time_series_diagrams_figures_and_a_report_section(modular_run, cli):
-    result = cli("diagnose", modular_run)
+    result = cli("diagnose", "--model", modular_run)
     assert result.returncode == 0, result.stderr
     out = modular_run / "diagnostics"
     summary = json.loads((out / "diagnostics.json").read_text())

@@ -3,8 +3,9 @@ left) in a log file, nothing when turned off."""
 
 import io
 
+from sparling_genomics.progress import format_duration
 from sparling_genomics.rundir import log_path
-from sparling_genomics.train.progress import Progress, format_duration
+from sparling_genomics.train.progress import Progress
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import train
 

@@ -1,0 +1,176 @@
+"""The verbs from a trained model to motifs and tracks: ``export`` (motif files, logos,
+names, families), ``scan`` (genome-wide sites), ``report`` (one HTML page), ``stability``
+(families across seeds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import (
+    device_option,
+    model_option,
+    motifs_option,
+    split_option,
+    threads_option,
+)
+from .paths import OUT_FILE, OUT_FOLDER
+
+
+@click.command()
+@model_option()
+@click.option("--out", type=OUT_FOLDER, help="Folder (default: RUN/motifs).")
+@split_option
+@click.option("--min-sites", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Fewer sites: silent channel.")  # fmt: skip
+@click.option(
+    "--jaspar-release",
+    help="pyjaspar release (default: the run's planted release, else JASPAR2026).",
+)
+@click.option("--jaspar-collection", default="CORE", show_default=True)
+@click.option("--jaspar-tax-group", default="plants", show_default=True,
+              help="JASPAR taxonomic group ('' for all).")  # fmt: skip
+@click.option(
+    "--reference-motifs",
+    metavar="splicing|jaspar|FILE",
+    help="What motifs are named against: 'splicing' (annotated site PWMs, branch point, "
+    "plant ESE hexamers), 'jaspar', or a MEME file. Default: splicing for site tasks built "
+    "from an annotation, jaspar otherwise.",
+)
+@click.option("--max-distance", type=click.IntRange(min=1), default=300, show_default=True,
+              help="Site tasks: nt each side of a labelled site that motif positions are "
+              "binned over.")  # fmt: skip
+@click.option("--bin-width", type=click.IntRange(min=1), default=15, show_default=True,
+              help="Site tasks: width (nt) of a distance bin.")  # fmt: skip
+@device_option()
+@threads_option()
+@click.option("--family", "family_sets", multiple=True, metavar="KEY=VALUE",
+              help="A motif-family setting (FamilySettings), e.g. tomtom_q=0.05; repeatable.")
+def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
+           reference_motifs, max_distance, bin_width, device, family_sets) -> None:  # fmt: skip
+    """Motifs of a trained model: PWM files, logos, names (Tomtom), families, where sites sit."""
+    from ..config import merge, parse_override
+    from ..evaluate.positions import PositionSettings
+    from ..export.families import FamilySettings
+    from ..runners.motifs import export_run_motifs
+
+    family = FamilySettings()
+    for text in family_sets:
+        family = merge(family, parse_override(text), "family")
+
+    summary = export_run_motifs(
+        run,
+        out,
+        split=split,
+        min_sites=min_sites,
+        jaspar={
+            "release": jaspar_release,
+            "collection": jaspar_collection,
+            "tax_group": jaspar_tax_group or None,
+        },  # fmt: skip
+        device=device,
+        reference_motifs=reference_motifs,
+        positions=PositionSettings(max_distance=max_distance, bin_width=bin_width),
+        family_settings=family,
+    )
+    for m in summary["motifs"]:
+        click.echo(f"{m['id']}\t{m['nsites']}\t{m['consensus']}\t{m['name'] or '(unnamed)'}")
+    control = summary["shuffled_control"]
+    click.echo(
+        f"{len(summary['motifs'])} motifs in {summary['families']['count']} families, "
+        f"{len(summary['silent_channels'])} silent channels; "
+        f"named against {summary['reference_motifs']['kind']}; shuffled control: "
+        f"{control.get('false_matches', 0)} of {control.get('motifs', 0)} named at q < 0.05"
+    )
+    for m in summary["motifs"]:
+        if "positions" in m:
+            click.echo(f"{m['id']}\t{m['positions']['summary']}")
+
+
+@click.command()
+@model_option("Run folder of a trained model (with RUN/motifs from `export`).")
+@click.option(
+    "--fasta",
+    type=click.Path(path_type=Path),
+    help="Sequences to scan (default: the genome the run's dataset was built from).",
+)
+@click.option("--reference", help="Named reference to scan instead of --fasta.")
+@click.option("--out", required=True, type=OUT_FOLDER, help="Output folder.")
+@motifs_option
+@click.option("--chunk", default=50_000, show_default=True, type=click.IntRange(min=1),
+              help="Bases per chunk.")  # fmt: skip
+@click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
+@device_option()
+@threads_option()
+def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> None:  # fmt: skip
+    """Motif sites genome-wide: BED9 (+ .track), bigBed, per-motif activation bigWig."""
+    import json
+
+    from ..errors import InputError
+    from ..genome.references import load_reference
+    from ..runners.tracks import scan_run_to_tracks
+
+    if fasta and reference:
+        raise InputError("give --fasta or --reference, not both")
+    if reference:
+        fasta = load_reference(reference).fasta
+    result = scan_run_to_tracks(run, fasta, out, motifs_dir=motifs_dir, chunk=chunk,
+                                device=device, bigwig=not no_bigwig)  # fmt: skip
+    click.echo(json.dumps(result, indent=2))
+
+
+@click.command()
+@model_option()
+@motifs_option
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path),
+    help="Run directory of the non-sparse baseline, shown beside the Sparling metrics.",
+)
+@click.option(
+    "--scan",
+    "scan_dir",
+    type=click.Path(path_type=Path),
+    help="Folder written by `scan` (its scan.json is summarised).",
+)
+@click.option("--out", type=OUT_FILE, help="HTML file (default RUN/report.html).")
+@click.option("--title", help="Page title.")
+@click.option(
+    "--stability",
+    type=click.Path(path_type=Path),
+    help="JSON written by `stability` over this run's seeds (its table is shown).",
+)
+@click.option("--evaluation", "evaluations", multiple=True, type=click.Path(path_type=Path),
+              help="JSON of `evaluate --dataset OTHER --out` (repeatable): the model scored "
+              "on other data.")  # fmt: skip
+@click.option("--variants", "variants_dir", type=click.Path(path_type=Path),
+              help="Folder written by `variants` (its effects are summarised).")  # fmt: skip
+def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluations,
+           variants_dir) -> None:  # fmt: skip
+    """One self-contained HTML report: metrics, annealing figures, motifs, names, tracks."""
+    from ..report.page import write_report
+    from ..rundir import report_path
+
+    path = write_report(run, out or report_path(run), motifs_dir=motifs_dir,
+                        baseline=baseline, scan_dir=scan_dir, title=title,
+                        stability=stability, evaluations=list(evaluations),
+                        variants=variants_dir)  # fmt: skip
+    click.echo(str(path))
+
+
+@click.command()
+@click.option("--model", "runs", required=True, multiple=True, metavar="RUN",
+              type=click.Path(path_type=Path),
+              help="An exported run directory, one per seed (give it 2 or more times).")
+@click.option("--out", required=True, type=OUT_FILE, help="JSON file.")
+@click.option("--q", "q_threshold", default=0.01, show_default=True, type=float,
+              help="Tomtom q-value below which two families match.")  # fmt: skip
+def stability(runs, out, q_threshold) -> None:
+    """Which motif families recur across seeds of one setting (Tomtom of the representatives)."""
+    from ..runners.stability import seed_stability
+
+    result = seed_stability(list(runs), out, q_threshold=q_threshold)
+    for s in result["seeds"]:
+        click.echo(f"{s['seed']}: {s['recurring']} of {s['families']} families in every seed")
+    click.echo(f"fraction reproduced: {result['fraction_reproduced']}")
