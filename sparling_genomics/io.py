@@ -135,3 +135,33 @@ def safe_child(folder: Path, name: str, suffix: str = "") -> Path:
             "only, starting with a letter or digit)"
         )
     return Path(folder) / f"{name}{suffix}"
+
+
+def record_path(path: Path | str, base: Path | str) -> str:
+    """How a file that a run or dataset in folder ``base`` reads is written into it, so that
+    the record travels: relative to ``base`` when both lie under the current working folder
+    (a project's results tree, which is moved, shared or copied as one), absolute otherwise
+    (a file elsewhere on the machine stays where it is when the results move)."""
+    here = Path.cwd().resolve()
+    target, folder = Path(path).resolve(), Path(base).resolve()
+    if target.is_relative_to(here) and folder.is_relative_to(here):
+        return os.path.relpath(target, folder)
+    return str(target)
+
+
+def recorded_candidates(text: str, base: Path | str) -> list[Path]:
+    """Where a path recorded in a file of folder ``base`` may be, in the order to try: an
+    absolute path as it is; a relative one against ``base`` (how :func:`record_path` writes
+    it), then against the working folder (how records were written before)."""
+    path = Path(text)
+    if path.is_absolute():
+        return [path]
+    candidates = [Path(os.path.normpath(Path(base) / path)), path]
+    return [c for i, c in enumerate(candidates) if c not in candidates[:i]]
+
+
+def resolve_recorded(text: str, base: Path | str) -> Path:
+    """The first of :func:`recorded_candidates` that exists (the first one when none does, so
+    an error names where the record points)."""
+    candidates = recorded_candidates(text, base)
+    return next((c for c in candidates if c.exists()), candidates[0])

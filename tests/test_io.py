@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,29 @@ def test_a_device_given_as_fasta_is_named_as_such(tmp_path):
                      tmp_path / "d.h5")  # fmt: skip
     assert result.returncode == 2 and not (tmp_path / "d.h5").exists()
     assert "/dev/null: FASTA file expected, but this is not a regular file" in result.stderr
+
+
+def test_record_path_is_relative_inside_the_working_folder_and_absolute_outside(
+    tmp_path, monkeypatch
+):
+    project = tmp_path / "project"
+    (project / "results" / "run").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    assert io.record_path("results/ds.h5", "results/run") == "../ds.h5"
+    outside = tmp_path / "shared" / "genome.fa"
+    assert io.record_path(outside, "results/run") == str(outside)
+
+
+def test_recorded_paths_are_found_from_their_folder_then_as_old_records_were(
+    tmp_path, monkeypatch
+):
+    run = tmp_path / "moved" / "run"
+    run.mkdir(parents=True)
+    (tmp_path / "moved" / "ds.h5").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    assert io.resolve_recorded("../ds.h5", run) == tmp_path / "moved" / "ds.h5"
+    (tmp_path / "old.h5").write_text("x")  # an old run's record: relative to the working folder
+    assert io.resolve_recorded("old.h5", run) == Path("old.h5")
+    assert io.resolve_recorded("/abs/x.h5", run) == Path("/abs/x.h5")
+    assert io.recorded_candidates("gone.h5", run) == [run / "gone.h5", Path("gone.h5")]
+    assert io.resolve_recorded("gone.h5", run) == run / "gone.h5"  # where it looked first

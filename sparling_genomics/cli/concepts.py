@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from .options import device_option, model_option, threads_option
+from .options import device_option, model_option, run_dataset_option, threads_option
 from .paths import OUT_FOLDER
 
 _METHODS = ("sae", "bsf_vanilla", "bsf_grassmannian", "bsf_group_lasso", "deleuzian")
@@ -42,11 +42,12 @@ _BASELINES = ("modisco",)
 @click.option("--modisco-windows", default=2000, show_default=True,
               type=click.IntRange(min=1), help="Windows attributed for --method modisco.")
 @click.option("--reference-motifs", help="jaspar, splicing or a MEME file (default: the task's).")
+@run_dataset_option()
 @device_option("auto (default: the run's)")
 @threads_option()
 def concepts(run, out, layer, methods, concepts, block, k, steps, seed, split, max_rows,
              fit_rows, site_fraction, modisco_windows, reference_motifs,
-             device) -> None:  # fmt: skip
+             run_dataset, device) -> None:  # fmt: skip
     """Concepts of RUN's layer found after training; motifs, logos, sites for DNA models."""
     from ..rundir import concepts_dir
     from ..runners.concepts import ConceptSettings, describe, extract_run_concepts
@@ -57,6 +58,7 @@ def concepts(run, out, layer, methods, concepts, block, k, steps, seed, split, m
         modisco_windows=modisco_windows,
     )  # fmt: skip
     summary = extract_run_concepts(run, out, layer=layer, split=split, settings=settings,
-                                   reference_motifs=reference_motifs, device=device)  # fmt: skip
+                                   reference_motifs=reference_motifs, device=device,
+                                   dataset=run_dataset)  # fmt: skip
     click.echo(describe(summary))
     click.echo(f"wrote {out or concepts_dir(run)}")

@@ -65,15 +65,18 @@ def dataset(
 
     from ..errors import InputError
     from ..genome.dataset import DatasetSpec, build_dataset
-    from ..genome.references import DEFAULT_REFERENCE, load_reference
+    from ..genome.references import DEFAULT_REFERENCE, available_references, load_reference
 
     if out.exists() and not force:
         raise InputError(f"{out}: exists already (use --force to replace it)")
     if reference and fasta:
         raise InputError("give --reference or --fasta, not both")
+    named = None  # a bundled reference is recorded by name, not by its install path
     if not fasta:
         ref = load_reference(reference or DEFAULT_REFERENCE)
         fasta = ref.fasta
+        if (reference or DEFAULT_REFERENCE) in available_references():
+            named = reference or DEFAULT_REFERENCE
         if gff is None and bed is None:
             gff = ref.annotation
     if gff is not None and bed is not None:
@@ -96,6 +99,7 @@ def dataset(
         spec=spec,
         chrom_aliases=chrom_aliases,
         skip_unknown_sequences=skip_unknown_sequences,
+        reference=named,
     )
     click.echo(json.dumps(summary, indent=2))
     click.echo(f"wrote {out}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .options import device_option, model_option, threads_option
+from .options import device_option, model_option, run_dataset_option, threads_option
 from .paths import OUT_FOLDER
 
 
@@ -22,9 +22,11 @@ from .paths import OUT_FOLDER
               help="Examples per split scored at each checkpoint.")  # fmt: skip
 @click.option("--diagram-steps", help="Steps whose persistence diagrams are drawn, e.g. "
               "0,15000 (default: the first, the test jump, the last).")  # fmt: skip
+@run_dataset_option()
 @device_option("auto (default: the run's)")
 @threads_option()
-def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, device) -> None:
+def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, run_dataset,
+             device) -> None:  # fmt: skip
     """Persistent homology, intrinsic dimension (and Fourier spectrum) of RUN's checkpoints."""
     from ..errors import InputError
     from ..rundir import diagnostics_dir
@@ -35,6 +37,7 @@ def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, devic
     except ValueError:
         raise InputError(f"--diagram-steps {diagram_steps!r}: not a list of steps") from None
     summary = diagnose_run(run, out, layer=layer, max_points=max_points, sample=sample,
-                           max_eval=max_eval, device=device, diagram_steps=steps)  # fmt: skip
+                           max_eval=max_eval, device=device, diagram_steps=steps,
+                           dataset=run_dataset)  # fmt: skip
     click.echo(describe(summary))
     click.echo(f"wrote {out or diagnostics_dir(run)}")

@@ -12,6 +12,7 @@ from .options import (
     device_option,
     model_option,
     motifs_option,
+    run_dataset_option,
     split_option,
     threads_option,
 )
@@ -45,10 +46,12 @@ from .paths import OUT_FILE, OUT_FOLDER
               help="Site tasks: width (nt) of a distance bin.")  # fmt: skip
 @device_option()
 @threads_option()
+@run_dataset_option()
 @click.option("--family", "family_sets", multiple=True, metavar="KEY=VALUE",
               help="A motif-family setting (FamilySettings), e.g. tomtom_q=0.05; repeatable.")
 def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar_tax_group,
-           reference_motifs, max_distance, bin_width, device, family_sets) -> None:  # fmt: skip
+           reference_motifs, max_distance, bin_width, device, run_dataset,
+           family_sets) -> None:  # fmt: skip
     """Motifs of a trained model: PWM files, logos, names (Tomtom), families, where sites sit."""
     from ..config import merge, parse_override
     from ..evaluate.positions import PositionSettings
@@ -70,6 +73,7 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
             "tax_group": jaspar_tax_group or None,
         },  # fmt: skip
         device=device,
+        dataset=run_dataset,
         reference_motifs=reference_motifs,
         positions=PositionSettings(max_distance=max_distance, bin_width=bin_width),
         family_settings=family,
@@ -101,9 +105,11 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
 @click.option("--chunk", default=50_000, show_default=True, type=click.IntRange(min=1),
               help="Bases per chunk.")  # fmt: skip
 @click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
+@run_dataset_option()
 @device_option()
 @threads_option()
-def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> None:  # fmt: skip
+def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, run_dataset,
+         device) -> None:  # fmt: skip
     """Motif sites genome-wide: BED9 (+ .track), bigBed, per-motif activation bigWig."""
     import json
 
@@ -116,7 +122,8 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, device) -> No
     if reference:
         fasta = load_reference(reference).fasta
     result = scan_run_to_tracks(run, fasta, out, motifs_dir=motifs_dir, chunk=chunk,
-                                device=device, bigwig=not no_bigwig)  # fmt: skip
+                                device=device, bigwig=not no_bigwig,
+                                dataset=run_dataset)  # fmt: skip
     click.echo(json.dumps(result, indent=2))
 
 

@@ -69,6 +69,13 @@ def threads_option(verb_help: str = "Torch threads (default: torch's, one a core
                         expose_value=False, help=verb_help)  # fmt: skip
 
 
+def run_dataset_option():
+    """``--dataset``: the run's own dataset where it has moved (the run records where it was)."""
+    return click.option("--dataset", "run_dataset", type=click.Path(path_type=Path),
+                        help="The run's dataset, where it has moved (default: where the run "
+                        "records it).")  # fmt: skip
+
+
 motifs_option = click.option(
     "--motifs",
     "motifs_dir",

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import click
 
-from .options import device_option, model_option, motifs_option, threads_option
+from .options import (
+    device_option,
+    model_option,
+    motifs_option,
+    run_dataset_option,
+    threads_option,
+)
 from .paths import OUT_FOLDER
 
 
@@ -58,10 +64,12 @@ from .paths import OUT_FOLDER
     type=click.Path(path_type=Path),
     help="File of sequence-name aliases (VCF name, FASTA name).",
 )
+@run_dataset_option()
 @device_option()
 @threads_option()
 def variants(run, vcf, out, fasta, reference, gff, distance, batch, motifs_dir,
-             skip_ref_mismatch, skip_unknown, chrom_aliases, device) -> None:  # fmt: skip
+             skip_ref_mismatch, skip_unknown, chrom_aliases, run_dataset,
+             device) -> None:  # fmt: skip
     """Variant effects: site delta scores (SpliceAI's convention) and the motif sites each
     allele creates or destroys; an annotated VCF, TSVs and variants.json in --out."""
     from ..errors import InputError
@@ -86,6 +94,7 @@ def variants(run, vcf, out, fasta, reference, gff, distance, batch, motifs_dir,
         chrom_aliases=chrom_aliases,
         motifs_dir=motifs_dir,
         device=device,
+        dataset=run_dataset,
     )
     keep = ("counts", "skipped", "seconds", "alleles_per_second", "files")
     click.echo(json.dumps({k: result[k] for k in keep}, indent=2))

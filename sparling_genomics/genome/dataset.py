@@ -42,6 +42,7 @@ from ..errors import InputError
 from ..io import atomic_path, require_file
 from .annotation import read_annotation
 from .chromosomes import SequenceNames, sequence_names
+from .dataset_source import source_record
 from .fasta import Genome
 from .intervals import LabelTrack, merge_intervals
 from .labels import (
@@ -269,12 +270,14 @@ def build_dataset(
     chrom_aliases: Path | None = None,
     skip_unknown_sequences: bool = False,
     batch: int = 512,
+    reference: str | None = None,
 ) -> dict:
     """Build the HDF5 dataset ``out`` from a FASTA and a GFF3/GTF or a labelled BED.
 
     ``chrom_aliases``: a file pairing the label file's sequence names with the FASTA's;
     ``skip_unknown_sequences``: skip label lines on sequences the FASTA lacks (counted in the
-    summary's ``skipped_unknown_sequences``) instead of refusing the file."""
+    summary's ``skipped_unknown_sequences``) instead of refusing the file; ``reference``: the
+    name of the bundled reference the files are, recorded instead of their paths."""
     import h5py
 
     spec = spec or DatasetSpec()
@@ -344,14 +347,9 @@ def build_dataset(
         h5.attrs["context"] = spec.context
         h5.attrs["split"] = json.dumps(plan.boundaries)
         h5.attrs["spec"] = json.dumps(asdict(spec))
-        h5.attrs["source"] = json.dumps(
-            {
-                "fasta": str(fasta),
-                "annotation": str(annotation) if annotation else None,
-                "bed": str(bed) if bed else None,
-                "chrom_aliases": str(chrom_aliases) if chrom_aliases else None,
-            }
-        )
+        h5.attrs["source"] = json.dumps(source_record(
+            out, reference=reference, fasta=fasta, annotation=annotation, bed=bed,
+            chrom_aliases=chrom_aliases))  # fmt: skip
         h5.attrs["summary"] = json.dumps(plan.summary)
     return plan.summary
 

@@ -166,13 +166,14 @@ def extract_run_concepts(
     settings: ConceptSettings | None = None,
     reference_motifs: str | None = None,
     device: str | None = None,
+    dataset: Path | None = None,
 ) -> dict:
     """Fit every method of ``settings`` to ``layer`` of run ``run``; returns (and writes)
     the ``concepts.json`` summary."""
     run = Path(run)
     settings = settings or ConceptSettings()
     out = Path(out) if out is not None else concepts_dir(run)
-    config, task, model, torch_device = load_run(run, device=device)
+    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     dna = is_dna_model(model)
     layer = layer or ("hidden" if dna else task.diagnostic_layer)
     for method in settings.methods:

@@ -149,6 +149,7 @@ def diagnose_run(
     sample: int = 256,
     max_eval: int = 4096,
     device: str | None = None,
+    dataset: Path | None = None,
     seed: int = 0,
     diagram_steps: list[int] | None = None,
     log=None,
@@ -159,7 +160,7 @@ def diagnose_run(
     run = Path(run)
     if not config_path(run).is_file():
         raise InputError(f"{run}: not a run directory (no {config_path(run).name})")
-    config, task, model, torch_device = build_run(run, device=device)
+    config, task, model, torch_device = build_run(run, device=device, dataset=dataset)
     layer = layer or task.diagnostic_layer
     check_layer(model, layer, run)
     paths = series_checkpoints(run)

@@ -50,6 +50,7 @@ def export_run_motifs(
     min_sites: int = 10,
     jaspar: dict | None = None,
     device: str | None = None,
+    dataset: Path | None = None,
     reference_motifs: str | None = None,
     positions: PositionSettings | None = None,
     family_settings: FamilySettings | None = None,
@@ -61,7 +62,7 @@ def export_run_motifs(
     ``reference_motifs``); ``positions``: the positional statistics' settings (site tasks)."""
     run = Path(run)
     out = Path(out) if out is not None else motifs_dir(run)
-    config, task, model, torch_device = load_run(run, device=device)
+    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     dataset = getattr(task, "data", None) if task.scoring == "sites" else None
     # Site tasks know their split's size (a bar with an end); the others count up.
     total = len(task.eval_indices(split)) if hasattr(task, "eval_indices") else None

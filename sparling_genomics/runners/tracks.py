@@ -31,6 +31,7 @@ def scan_run_to_tracks(
     motifs_dir=None,
     chunk: int = 50_000,
     device: str | None = None,
+    dataset: Path | None = None,
     bigwig: bool = True,
 ) -> dict:
     """Scan ``fasta`` (None: the genome the run's dataset was built from; an error where the
@@ -50,7 +51,7 @@ def scan_run_to_tracks(
             f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
             f"({len(meme)} vs {len(listed)}); export again"
         )
-    _, task, model, torch_device = load_run(run, device=device)
+    _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
     rf = int(model.g.receptive_field)

@@ -75,14 +75,15 @@ def motif_labels(motifs_dir: Path, channels: int) -> tuple[list[str], list[str],
 
 def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch: int = 64,
               skip_ref_mismatch: bool = False, skip_unknown: bool = False, chrom_aliases=None,
-              motifs_dir=None, device: str | None = None) -> dict:  # fmt: skip
+              motifs_dir=None, device: str | None = None,
+              dataset: Path | None = None) -> dict:  # fmt: skip
     """Score every allele of ``vcf`` with run ``run``; write ``out``/ (see the module); return
     the summary (``variants.json``)."""
     began = time.perf_counter()
     run, out = Path(run), Path(out)
     if distance < 0:
         raise InputError(f"--distance {distance}: must be >= 0")
-    config, task, model, torch_device = load_run(run, device=device)
+    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     if getattr(task, "scoring", None) != "sites":
         raise InputError(f"{run}: a {config.task} run has no site classes to score variants on")
     fasta, gff = recorded_sources(run, task, fasta, gff)

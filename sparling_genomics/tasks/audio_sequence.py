@@ -123,6 +123,7 @@ class AudioSequenceTask(Task):
 
     name = "audio_sequence"
     symbols = [str(d) for d in DIGITS]
+    path_keys = ("data.corpus",)
     ce_matching = "many_to_one"
     data_config = AudioSequenceData
     model_config = AudioSequenceModel

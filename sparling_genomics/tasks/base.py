@@ -88,6 +88,10 @@ class Task(ABC):
     #: mapping): merged under the saved keys when a run is resumed or loaded, so an old run
     #: rebuilds the model it trained, not today's default.
     saved_run_defaults: dict = {}
+    #: Config keys that name input files (``data.dataset``): a run records each relative to
+    #: its folder where both lie in one results tree, so a moved run still finds them
+    #: (``train/run_config.py``; ``io.record_path``).
+    path_keys: tuple[str, ...] = ()
     #: The splits ``eval_batches`` can score.
     eval_splits: tuple[str, ...] = ("val", "test")
     #: The point cloud ``diagnose`` reads by default (``runners/diagnostics.py``): "motifs"

@@ -195,6 +195,7 @@ class SplicingTask(Task):
     defaults = DEFAULTS
     presets = PRESETS
     eval_splits = ("val", "test", "all")
+    path_keys = ("data.dataset",)
     # Runs saved before the core, the channel competition and the shared budget had none of
     # them (each channel at the annealed density).
     saved_run_defaults = {

@@ -6,36 +6,76 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import merge
+from ..config import load_yaml, merge
 from ..errors import CheckpointError, ConfigError, InputError
 from ..evaluate.evaluation import score_model
+from ..genome.dataset_source import source_file
+from ..io import recorded_candidates
 from ..rundir import config_path, metrics_path, read_metrics, require_finished, write_metrics
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
-from .run_config import load_saved_config
+from .run_config import load_saved_config, recorded_paths
 
 
-def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None):
+def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None,
+              dataset: Path | None = None):  # fmt: skip
     """(config, task, model on device, device) of the run directory ``run``, the model as its
-    saved config builds it, with fresh weights (a caller loads the checkpoint it wants)."""
-    config = load_saved_config(config_path(run))
-    config = task_class(config.task).trained_config(config, other_data=bool(overrides))
+    saved config builds it, with fresh weights (a caller loads the checkpoint it wants).
+
+    ``dataset``: the run's own dataset where it has moved (``--dataset``); ``overrides`` are
+    other data to score on. An input file the run records that is not where the record
+    points is a one-line error naming it, where it was looked for and the option to give."""
+    path = config_path(run)
+    config = load_saved_config(path)
+    cls = task_class(config.task)
+    if dataset is not None:
+        if "data.dataset" not in cls.path_keys:
+            raise ConfigError(f"--dataset: a {config.task} run reads no dataset")
+        config = merge(config, {"data": {"dataset": str(dataset)}})
+    given = {"data.dataset"} if dataset is not None else set()
+    for override in overrides or []:
+        given |= {f"{k}.{kk}" for k, v in override.items() if isinstance(v, dict) for kk in v}
+    _check_recorded_files(run, config, given)
+    config = cls.trained_config(config, other_data=bool(overrides))
     for override in overrides or []:
         config = merge(config, override)
     torch_device = pick_device(device or config.device)
-    task = task_class(config.task)(config, config.seed)
+    task = cls(config, config.seed)
     return config, task, task.build_model().to(torch_device), torch_device
 
 
-def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None):
+def _check_recorded_files(run: Path, config, given: set[str]) -> None:
+    """A one-line :class:`InputError` for the first input file the run records that is not
+    there (and that no option gives instead)."""
+    raw = load_yaml(config_path(run))
+    for key, value in recorded_paths(config).items():
+        if key in given or Path(value).exists():
+            continue
+        text = str(_dig(raw, key) or value)
+        looked = ", ".join(str(c) for c in recorded_candidates(text, run))
+        option = "--dataset PATH" if key == "data.dataset" else f"--set {key}=PATH"
+        raise InputError(f"{run}: {key} {text} is not there (looked for {looked}); "
+                         f"give {option}")  # fmt: skip
+
+
+def _dig(mapping: dict, key: str):
+    for part in key.split("."):
+        mapping = mapping.get(part) if isinstance(mapping, dict) else None
+    return mapping
+
+
+def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None,
+             dataset: Path | None = None):  # fmt: skip
     """(config, task, model on device, device) of the run directory ``run``.
 
-    ``overrides`` are merged over the saved config (e.g. another dataset to score on).
+    ``overrides`` are merged over the saved config (e.g. another dataset to score on);
+    ``dataset``: the run's own dataset where it has moved (see :func:`build_run`).
     """
     run = Path(run)
     final = require_finished(run)
-    config, task, model, torch_device = build_run(run, device=device, overrides=overrides)
+    config, task, model, torch_device = build_run(run, device=device, overrides=overrides,
+                                                  dataset=dataset)  # fmt: skip
     payload = load_checkpoint(final, map_location=torch_device)
     try:
         model.load_state_dict(payload["model"])
@@ -114,25 +154,26 @@ def rescore_stale(run: Path, metrics: dict) -> dict:
 def recorded_sources(run: Path, task, fasta=None, gff=None, *, annotation: bool = True,
                      ) -> tuple[Path, Path | None]:  # fmt: skip
     """(FASTA, annotation or None) a verb reads for run ``run``: the given ones, else those
-    the run's dataset was built from (the annotation only when ``annotation``). A one-line
-    :class:`InputError` when the run records no genome (a task without a genome dataset) or a
-    recorded file is gone, naming the option that gives it: a verb never falls back to
-    another genome."""
+    the run's dataset was built from (the annotation only when ``annotation``), found as the
+    dataset records them (``genome/dataset_source.py``). A one-line :class:`InputError` when
+    the run records no genome (a task without a genome dataset) or a recorded file is gone,
+    naming the option that gives it: a verb never falls back to another genome."""
     data = getattr(task, "data", None)
     source = (getattr(data, "source", None) or {}) if data is not None else {}
     if fasta:
         fasta = Path(fasta)
     elif source.get("fasta"):
-        fasta = Path(source["fasta"])
+        fasta = source_file(source, "fasta", data.path)
         if not fasta.is_file():
-            raise InputError(f"{fasta}: the genome run {run} was trained on is gone; give --fasta")
+            raise InputError(f"{fasta}: the genome run {run} was trained on is not there "
+                             f"(recorded in {data.path}); give --fasta")  # fmt: skip
     else:
         raise InputError(f"{run}: the run records no genome (its task reads no genome "
                          "dataset); give --fasta")  # fmt: skip
     if gff or not annotation:
         return fasta, Path(gff) if gff else None
-    recorded = source.get("annotation")
-    if recorded and not Path(recorded).is_file():
-        raise InputError(f"{recorded}: the annotation run {run} was trained on is gone; "
-                         "give --gff")  # fmt: skip
-    return fasta, Path(recorded) if recorded else None
+    recorded = source_file(source, "annotation", data.path) if data is not None else None
+    if recorded and not recorded.is_file():
+        raise InputError(f"{recorded}: the annotation run {run} was trained on is not there "
+                         f"(recorded in {data.path}); give --gff")  # fmt: skip
+    return fasta, recorded

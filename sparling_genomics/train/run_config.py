@@ -8,11 +8,13 @@ merging and checking itself is ``config``'s.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from pathlib import Path
 
 from ..config import RunConfig, load_yaml, merge
 from ..errors import ConfigError, close_match
+from ..io import record_path, resolve_recorded
 from ..sparsity.annealing import AnnealingSettings
 from ..tasks.registry import task_class
 from .settings import TrainSettings
@@ -61,11 +63,53 @@ def resolve_config(
 
 def load_saved_config(path: Path) -> RunConfig:
     """A run's saved ``config.yaml``, checked against the current defaults of its task (keys
-    added since it was saved take the values it was trained with: ``saved_run_defaults``)."""
+    added since it was saved take the values it was trained with: ``saved_run_defaults``).
+    The files it names (the task's ``path_keys``) are found from the run's folder: relative
+    to it as :func:`recorded_config` writes them, else as an older run recorded them
+    (relative to the working folder), whatever the folder it is read from."""
     saved = load_yaml(path)
     task = saved.pop("task", None)
     if not task:
         raise ConfigError(f"{path}: no 'task' key; not a run configuration")
     preset = saved.pop("preset", "cpu")
     legacy = getattr(task_class(task), "saved_run_defaults", {})
-    return resolve_config(task, preset, overrides=[legacy, saved])
+    config = resolve_config(task, preset, overrides=[legacy, saved])
+    for key, text in recorded_paths(config).items():
+        _set_key(config, key, str(resolve_recorded(text, Path(path).parent)))
+    return config
+
+
+def recorded_paths(config: RunConfig) -> dict[str, str]:
+    """The input files ``config`` names: ``{key: path}`` of its task's ``path_keys`` that
+    are set."""
+    found = {}
+    for key in task_class(config.task).path_keys:
+        value = _get_key(config, key)
+        if value:
+            found[key] = str(value)
+    return found
+
+
+def recorded_config(config: RunConfig, run: Path) -> RunConfig:
+    """``config`` as run folder ``run`` saves it: each input file (``path_keys``) recorded
+    by :func:`io.record_path`, relative to the run where both lie under the working folder
+    (a results tree that moves as one), absolute otherwise."""
+    saved = copy.deepcopy(config)
+    for key, text in recorded_paths(config).items():
+        _set_key(saved, key, record_path(text, run))
+    return saved
+
+
+def _get_key(config: RunConfig, key: str):
+    obj = config
+    for part in key.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _set_key(config: RunConfig, key: str, value) -> None:
+    *parents, last = key.split(".")
+    obj = config
+    for part in parents:
+        obj = getattr(obj, part)
+    setattr(obj, last, value)

@@ -64,7 +64,7 @@ from .device import machine_description, pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
 from .rollback import StepProbation
-from .run_config import load_saved_config
+from .run_config import load_saved_config, recorded_config
 from .schedule import on_plateau, step_lr
 from .series import keep_checkpoint
 from .settings import make_optimizer
@@ -445,5 +445,5 @@ def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool 
         trainer._truncate_log()
         return trainer.run()
     trainer = Trainer(config, out, progress=progress)  # fails before anything is written
-    create_run_directory(out, dump_yaml(config))
+    create_run_directory(out, dump_yaml(recorded_config(config, out)))
     return trainer.run()

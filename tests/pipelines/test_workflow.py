@@ -346,3 +346,88 @@ def test_chrom_aliases_reconcile_gff_and_fasta_names(tmp_path):
     result = snakemake(tmp_path, "-n", "-p", "--cores", "1", "--configfile", config)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert f"--chrom-aliases {aliases}" in result.stdout
+
+
+def _verbs(runs, out, vcf):
+    """Every verb that reads a run, writing under ``out``: (name, arguments)."""
+    sparling, planted = runs
+    small = ("--method", "sae", "--steps", "30", "--fit-rows", "2000", "--concepts", "3",
+             "--block", "2", "--k", "1")  # fmt: skip
+    return [
+        ("evaluate", ["--model", sparling, "--out", out / "evaluate.json"]),
+        ("export", ["--model", sparling, "--out", out / "motifs", "--min-sites", "1",
+                    "--jaspar-release", "JASPAR2024"]),
+        ("scan", ["--model", sparling, "--out", out / "tracks", "--no-bigwig"]),
+        ("variants", ["--model", sparling, "--vcf", vcf, "--out", out / "variants"]),
+        ("report", ["--model", sparling, "--out", out / "report.html"]),
+        ("stability", ["--model", sparling, "--model", sparling, "--out", out / "stab.json"]),
+        ("diagnose", ["--model", planted, "--out", out / "diagnostics"]),
+        ("concepts", ["--model", sparling, "--out", out / "concepts", *small]),
+    ]  # fmt: skip
+
+
+def _outputs(out):
+    """What must not change when the results move: the outputs' contents, paths left out."""
+    evaluate = json.loads((out / "evaluate.json").read_text())
+    concepts = json.loads((out / "concepts" / "concepts.json").read_text())
+    diagnostics = json.loads((out / "diagnostics" / "diagnostics.json").read_text())
+    return {
+        "evaluate": (evaluate["e2e"], evaluate["sites"]),
+        "motifs": (out / "motifs" / "motifs.meme").read_text(),
+        "bed": (out / "tracks" / "motif_sites.bed").read_text(),
+        "variants": (out / "variants" / "variant_scores.tsv").read_text(),
+        "stability": json.loads((out / "stab.json").read_text())["fraction_reproduced"],
+        "diagnose": [r["accuracy"] for r in diagnostics["series"]],
+        "concepts": [m["consensus"] for m in concepts["methods"]["sae"].get("motifs") or []],
+    }
+
+
+def test_moved_results_work_from_any_folder(finished, tmp_path):
+    """The results tree moved under a renamed parent, every verb run from a third folder:
+    the same outputs as from the pipeline's folder; a dataset gone too is named with the
+    option that gives it, and that option works."""
+    finished, _ = finished
+    job = _job(finished)
+    sparling = job / "sparling"
+    planted = next(p.parent.parent for p in (finished / "results").rglob("series")
+                   if p.parent.name == "checkpoints")  # fmt: skip
+    header, body = TINY_FASTA.read_text().split("\n", 1)
+    seq, genome = header[1:].split()[0], body.replace("\n", "").upper()
+    vcf = tmp_path / "x.vcf"
+    records = [f"{seq}\t{p}\t.\t{genome[p - 1]}\t{'G' if genome[p - 1] == 'C' else 'C'}\t.\t.\t."
+               for p in (5_000, 12_345, 40_000)]  # fmt: skip
+    vcf.write_text("\n".join(["##fileformat=VCFv4.2", f"##contig=<ID={seq},length={len(genome)}>",
+                              "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO", *records]) + "\n")
+    rel = [r.relative_to(finished) for r in (sparling, planted)]
+    before = tmp_path / "before"
+    for verb, args in _verbs(rel, before, vcf):
+        result = run_cli(verb, *args, cwd=finished)
+        assert result.returncode == 0, (verb, result.stderr[-2000:])
+    moved = tmp_path / "renamed parent" / "results"
+    moved.parent.mkdir()
+    shutil.move(finished / "results", moved)
+    third = tmp_path / "third"
+    third.mkdir()
+    try:
+        runs = [moved / r.relative_to("results") for r in rel]
+        after = tmp_path / "after"
+        for verb, args in _verbs(runs, after, vcf):
+            result = run_cli(verb, *args, cwd=third)
+            assert result.returncode == 0, (verb, result.stderr[-2000:])
+        assert _outputs(after) == _outputs(before)
+        dataset = moved / "tiny" / "dataset.h5"
+        shutil.move(dataset, tmp_path / "elsewhere.h5")
+        try:
+            gone = run_cli("export", "--model", runs[0], "--out", tmp_path / "m2", cwd=third)
+            assert gone.returncode == 2
+            lines = gone.stderr.strip().splitlines()
+            assert len(lines) == 1 and "data.dataset" in lines[0] and "--dataset" in lines[0]
+            assert "looked for" in lines[0] and str(runs[0]) in lines[0]
+            given = run_cli("scan", "--model", runs[0], "--out", tmp_path / "t2", "--no-bigwig",
+                            "--dataset", tmp_path / "elsewhere.h5", cwd=third)  # fmt: skip
+            assert given.returncode == 0, given.stderr[-2000:]
+            assert (tmp_path / "t2" / "motif_sites.bed").read_text() == _outputs(before)["bed"]
+        finally:
+            shutil.move(tmp_path / "elsewhere.h5", dataset)
+    finally:
+        shutil.move(moved, finished / "results")
