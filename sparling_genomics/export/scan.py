@@ -91,9 +91,12 @@ def _strand_rule(strands: list, learned: int, width: int, window: int) -> list:
 
 @torch.no_grad()
 def scan_codes(
-    model, seqid: str, codes: np.ndarray, *, chunk: int = 50_000, device=None
+    model, seqid: str, codes: np.ndarray, *, chunk: int = 50_000, device=None,
+    span: tuple[int, int] | None = None,
 ) -> Iterator[SiteTable]:
-    """The sites of one sequence, chunk by chunk (each chunk's sites in sequence coordinates)."""
+    """The sites of one sequence, chunk by chunk (each chunk's sites in sequence coordinates);
+    ``span``: only the chunks of bases [start, end) (start a multiple of ``chunk``), each
+    read with the same halo of real bases, so its sites are those of the whole scan."""
     device = device or next(model.parameters()).device
     model.eval()
     halo = halo_of(model)
@@ -101,7 +104,8 @@ def scan_codes(
     padded = np.concatenate(
         [np.full(halo, N_CODE, np.uint8), codes, np.full(halo + chunk, N_CODE, np.uint8)]
     )
-    for start in range(0, length, chunk):
+    first, last = span if span is not None else (0, length)
+    for start in range(first, min(last, length), chunk):
         end = min(start + chunk, length)
         # Always chunk + 2 x halo wide (the last chunk padded with N): one tensor shape for
         # the whole scan, so the convolution library reuses one plan (shapes that vary per
@@ -134,41 +138,93 @@ def scan_codes(
         )
 
 
-def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None,
+@dataclass(frozen=True)
+class Piece:
+    """Bases [start, end) of one sequence: a scan job's share of it (``plan_pieces``)."""
+
+    seqid: str
+    start: int
+    end: int
+
+
+def plan_pieces(lengths: dict[str, int], parts: int, chunk: int) -> list[list[Piece]]:
+    """The genome (``{seqid: length}``, FASTA order) cut into ``parts`` jobs of about equal
+    bases, in order: a sequence that does not fit a job's share is cut at multiples of
+    ``chunk`` from its start (so each chunk is the one a whole scan reads); a job may be
+    empty where sequences are few and long."""
+    total = sum(lengths.values())
+    share = max(chunk, -(-total // parts))
+    jobs: list[list[Piece]] = [[] for _ in range(parts)]
+    job, filled = 0, 0
+    for seqid, length in lengths.items():
+        start = 0
+        while start < length:
+            room = share - filled
+            end = length
+            if length - start > room and job < parts - 1:
+                end = min(length, start + max(chunk, room // chunk * chunk))
+            jobs[job].append(Piece(seqid, start, end))
+            filled += end - start
+            start = end
+            if filled >= share and job < parts - 1:
+                job, filled = job + 1, 0
+    return jobs
+
+
+def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_000, device=None,
                 progress: Callable[[int], None] | None = None) -> list[SiteTable]:  # fmt: skip
-    """Sites of every sequence of ``genome``, one table per sequence (FASTA order);
+    """Sites of each piece of ``genome``, one table per piece (in order);
     ``progress(bases)`` after each chunk or pack is scanned.
 
-    Sequences shorter than ``chunk`` are packed together, up to ``chunk`` bases a pack, with
-    2 x halo Ns between them, and scanned as one: every position of a packed sequence then
-    sees exactly what it sees when scanned alone (its bases and Ns), so the sites are the
+    Whole sequences shorter than ``chunk`` are packed together, up to ``chunk`` bases a pack,
+    with 2 x halo Ns between them, and scanned as one: every position of a packed sequence
+    then sees exactly what it sees when scanned alone (its bases and Ns), so the sites are the
     same, and a draft assembly's 10,000 contigs cost tens of model calls, not 20,000.
     """
     halo = halo_of(model)
     tick = progress or (lambda bases: None)
-    tables: dict[str, SiteTable] = {}
-    pack: list[str] = []
+    tables: dict[Piece, SiteTable] = {}
+    pack: list[Piece] = []
     pack_bases = 0
-    for seqid, length in genome.lengths.items():
-        if length >= chunk:
+    for piece in pieces:
+        length = genome.lengths[piece.seqid]
+        if length >= chunk or (piece.start, piece.end) != (0, length):
             parts = []
-            for i, part in enumerate(scan_codes(model, seqid, genome.sequence(seqid),
-                                                chunk=chunk, device=device)):  # fmt: skip
+            for part in scan_codes(model, piece.seqid, genome.sequence(piece.seqid),
+                                   chunk=chunk, device=device,
+                                   span=(piece.start, piece.end)):  # fmt: skip
                 parts.append(part)
-                tick(min(chunk, length - i * chunk))
-            tables[seqid] = join_tables(seqid, parts)
+                tick(min(chunk, piece.end - piece.start - chunk * (len(parts) - 1)))
+            tables[piece] = join_tables(piece.seqid, parts)
             continue
         if pack and pack_bases + length + 2 * halo > chunk:
             tables.update(_scan_pack(model, genome, pack, halo, chunk, device))
-            tick(sum(genome.lengths[s] for s in pack))
+            tick(sum(p.end for p in pack))
             pack, pack_bases = [], 0
             _release_free_memory()
-        pack.append(seqid)
+        pack.append(piece)
         pack_bases += length + 2 * halo
     if pack:
         tables.update(_scan_pack(model, genome, pack, halo, chunk, device))
-        tick(sum(genome.lengths[s] for s in pack))
-    return [tables[seqid] for seqid in genome.lengths]
+        tick(sum(p.end for p in pack))
+    return [tables[piece] for piece in pieces]
+
+
+def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None,
+                progress: Callable[[int], None] | None = None) -> list[SiteTable]:  # fmt: skip
+    """Sites of every sequence of ``genome``, one table per sequence (FASTA order): the
+    whole genome as one job of :func:`scan_pieces`."""
+    whole = [Piece(seqid, 0, length) for seqid, length in genome.lengths.items()]
+    return scan_pieces(model, genome, whole, chunk=chunk, device=device, progress=progress)
+
+
+def join_pieces(tables: list[SiteTable]) -> list[SiteTable]:
+    """Tables of consecutive pieces of one sequence joined: one table per sequence, in the
+    order the sequences come."""
+    joined: dict[str, list[SiteTable]] = {}
+    for table in tables:
+        joined.setdefault(table.seqid, []).append(table)
+    return [join_tables(seqid, parts) for seqid, parts in joined.items()]
 
 
 def _release_free_memory() -> None:
@@ -191,24 +247,25 @@ def join_tables(seqid: str, parts: list[SiteTable]) -> SiteTable:
     )
 
 
-def _scan_pack(model, genome: Genome, seqids: list[str], halo: int, chunk: int, device):
-    """Scan short sequences as one N-separated pack; split the sites back per sequence."""
+def _scan_pack(model, genome: Genome, pieces: list[Piece], halo: int, chunk: int, device):
+    """Scan short whole sequences as one N-separated pack; split the sites back per piece."""
     spacer = np.full(2 * halo, N_CODE, np.uint8)
-    pieces, starts, at = [], [], 0
-    for seqid in seqids:
-        codes = genome.sequence(seqid)
+    parts, starts, at = [], [], 0
+    for piece in pieces:
+        codes = genome.sequence(piece.seqid)
         starts.append(at)
-        pieces += [codes, spacer]
+        parts += [codes, spacer]
         at += len(codes) + len(spacer)
-    codes = np.concatenate(pieces)
+    codes = np.concatenate(parts)
     packed = join_tables("pack", list(scan_codes(model, "pack", codes, chunk=chunk,
                                            device=device)))  # fmt: skip
     which = np.searchsorted(np.asarray(starts), packed.position, side="right") - 1
     out = {}
-    for i, seqid in enumerate(seqids):
+    for i, piece in enumerate(pieces):
         pick = which == i
-        out[seqid] = SiteTable(seqid, packed.position[pick] - starts[i], packed.channel[pick],
-                               packed.strand[pick], packed.score[pick])  # fmt: skip
+        out[piece] = SiteTable(piece.seqid, packed.position[pick] - starts[i],
+                               packed.channel[pick], packed.strand[pick],
+                               packed.score[pick])  # fmt: skip
     return out
 
 

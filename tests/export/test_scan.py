@@ -138,3 +138,47 @@ def test_strand_rule_gives_a_palindrome_one_site_and_forward_agrees():
     # channel 1 is a core channel: kept as is.
     assert sorted(zip(plus[0].tolist(), plus[1].tolist())) == [(0, 40), (1, 10)]
     assert rev[1].tolist() == [18, 70]
+
+
+def test_plan_pieces_cuts_at_chunk_multiples_covers_each_base_once_and_balances():
+    from sparling_genomics.export.scan import plan_pieces
+
+    lengths = {"chr1": 10_500, "chr2": 4_200, **{f"s{i}": 90 for i in range(30)}, "chr3": 7_000}
+    for parts in (1, 2, 3, 5, 50):
+        jobs = plan_pieces(lengths, parts, chunk=1000)
+        assert len(jobs) == parts
+        covered: dict[str, list[tuple[int, int]]] = {}
+        for job in jobs:
+            for piece in job:
+                assert piece.start % 1000 == 0 and piece.start < piece.end
+                covered.setdefault(piece.seqid, []).append((piece.start, piece.end))
+        assert list(covered) == list(lengths)  # FASTA order
+        for seqid, spans in covered.items():
+            assert spans[0][0] == 0 and spans[-1][1] == lengths[seqid]
+            assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        if parts <= 5:
+            sizes = [sum(p.end - p.start for p in job) for job in jobs]
+            assert max(sizes) - min(sizes) <= 2 * 1000 + 90, sizes
+
+
+def test_pieces_scanned_apart_give_the_whole_scan(model, tmp_path):
+    from sparling_genomics.export.scan import join_pieces, plan_pieces, scan_genome, scan_pieces
+    from sparling_genomics.genome.fasta import Genome
+
+    rng = np.random.default_rng(3)
+    seqs = {"long": 7_300, **{f"c{i}": int(rng.integers(50, 400)) for i in range(12)}, "mid": 2_100}
+    letters = np.array(list("ACGT"))
+    fasta = tmp_path / "g.fa"
+    fasta.write_text("".join(f">{s}\n{''.join(letters[rng.integers(0, 4, n)])}\n"
+                             for s, n in seqs.items()))  # fmt: skip
+    genome = Genome(fasta)
+    whole = scan_genome(model, genome, chunk=1000)
+    for parts in (2, 3, 7):
+        tables = []
+        for job in plan_pieces(genome.lengths, parts, chunk=1000):
+            tables += scan_pieces(model, genome, job, chunk=1000)
+        joined = join_pieces(tables)
+        assert [t.seqid for t in joined] == [t.seqid for t in whole]
+        for a, b in zip(whole, joined):
+            for field in ("position", "channel", "strand", "score"):
+                assert np.array_equal(getattr(a, field), getattr(b, field)), (parts, a.seqid)
