@@ -59,22 +59,27 @@ def _is_package(path: Path) -> bool:
     return path.name == "__init__.py"
 
 
+def _source_of(node: ast.ImportFrom, name: str, path: Path) -> str:
+    """The module a ``from ... import`` in module ``name`` (file ``path``) reads from, with
+    relative imports resolved."""
+    if not node.level:
+        return node.module or ""
+    base = name if _is_package(path) else name.rpartition(".")[0]
+    anchor = base.split(".")
+    anchor = anchor[: len(anchor) - (node.level - 1)]
+    return ".".join(anchor + ([node.module] if node.module else []))
+
+
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The package modules ``name`` imports anywhere in its file (top level or in a function,
     relative imports resolved; ``from pkg import mod`` counts as importing ``pkg.mod``)."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    base = name if _is_package(path) else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                anchor = base.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                source = ".".join(anchor + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = _source_of(node, name, path)
             targets = [
                 f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
                 for a in node.names
@@ -227,17 +232,11 @@ def private_imports(name: str, path: Path, modules: dict[str, Path]) -> list[str
     """``from other_module import _name`` in ``name``'s file: a private name of another
     package module."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    base = name if _is_package(path) else name.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom):
             continue
-        if node.level:
-            anchor = base.split(".")
-            anchor = anchor[: len(anchor) - (node.level - 1)]
-            source = ".".join(anchor + ([node.module] if node.module else []))
-        else:
-            source = node.module or ""
+        source = _source_of(node, name, path)
         if not source.startswith(PACKAGE) or source == name:
             continue
         found += [f"{source}.{a.name}" for a in node.names
