@@ -137,8 +137,28 @@ def _torn_metrics(folder: Path) -> None:
     (folder / "run" / "metrics.json").write_text('{"task": "planted", "e2e": {')
 
 
+def _dataset_gone(folder: Path) -> None:
+    config = folder / "run" / "config.yaml"
+    lines = [("  dataset: ../moved/dataset.h5" if line.startswith("  dataset: ") else line)
+             for line in config.read_text().splitlines()]  # fmt: skip
+    config.write_text("\n".join(lines) + "\n")
+
+
 def _no_motifs(folder: Path) -> None:
     shutil.rmtree(folder / "run" / "motifs")
+
+
+def _scaffolds(folder: Path, count: int = 10_000) -> None:
+    """``genome.fa``: ``count`` gene-free 100 bp scaffolds (an unplaced-scaffold assembly)."""
+    seq = CHR1[:100]
+    (folder / "genome.fa").write_text("".join(f">scaffold_{i}\n{seq}\n" for i in range(count)))
+
+
+def _with_scaffolds(folder: Path) -> None:
+    """``genome.fa``: chr1 and chr2 (genes), 20 gene-free scaffolds and a ChrC."""
+    extra = {f"scaffold_{i}": CHR2[100 * i : 100 * i + 800] for i in range(1, 21)}
+    (folder / "genome.fa").write_bytes(fasta({"chr1": CHR1, "chr2": CHR2, **extra,
+                                              "ChrC": CHR2[:2000]}))  # fmt: skip
 
 
 def wav(digit: int = 0, rate: int = 48000) -> bytes:
@@ -291,6 +311,43 @@ CASES: list[Case] = [
              "ChrC\t.\texon\t1\t900\t.\t+\t.\tParent=tc"])},
          _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--skip-unknown-sequences"),
          exit=0, expect=['"ChrC": 3', "wrote out.h5"]),
+    # --- many sequences, and the split ------------------------------------------------------
+    Case("split-chromosomes", "many sequences and the split",
+         "whole held-out chromosomes, beside 20 gene-free scaffolds and an organelle",
+         {"genome": _with_scaffolds, "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--split", "chromosomes",
+                  "--test-sequences", "chr2", "--val-fraction", "0"), exit=0,
+         expect=["split: whole held-out sequences: train chr1 (", "test chr2, named (",
+                 "21 sequences skipped (no labelled site on them: scaffold_1, ", "wrote out.h5"]),
+    Case("split-unknown-sequence", "many sequences and the split",
+         "a held-out sequence the FASTA does not have",
+         GOOD, _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--split", "chromosomes",
+                        "--test-sequences", "chr9"),
+         expect=["--test-sequences: 'chr9' is not a sequence of genome.fa (did you mean"]),
+    Case("split-names-without-mode", "many sequences and the split",
+         "held-out sequences named without `--split chromosomes`",
+         GOOD, _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--test-sequences", "chr2"),
+         expect=["--test-sequences/--val-sequences name whole held-out sequences: give them "
+                 "with --split chromosomes"]),
+    Case("split-too-few-chromosomes", "many sequences and the split",
+         "`--split chromosomes` on a genome with genes on two sequences",
+         GOOD, _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--split", "chromosomes"),
+         expect=["genome.fa: --split chromosomes needs 3 sequences with labelled sites",
+                 "use --split blocks"]),
+    Case("scaffolds-no-genes", "many sequences and the split",
+         "a FASTA of 10,000 scaffolds and a GFF with no gene on them (repeats only)",
+         {"genome": _scaffolds, "genes.gff3": gff([
+             f"scaffold_{i}\t.\trepeat_region\t1\t50\t.\t+\t.\tID=r{i}"
+             for i in range(0, 10_000, 7)])},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"),
+         expect=["genes.gff3: no protein-coding transcripts with exons on any of the 10,000 "
+                 "sequences of genome.fa (scaffold_0, ", "repeat_region 1,429"]),
+    Case("scaffolds-other-assembly", "many sequences and the split",
+         "the same FASTA beside a GFF of another assembly, its lines skipped on request",
+         {"genome": _scaffolds, "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--skip-unknown-sequences"),
+         expect=["genes.gff3: no protein-coding transcripts with exons on any of the 10,000",
+                 "10 lines on sequences the FASTA lacks skipped (chr1, chr2)"]),
     # --- GFF / GTF ---------------------------------------------------------------------------
     Case("gff-past-end", "GFF/GTF", "a feature past the end of its sequence",
          {"genome.fa": fasta(), "genes.gff3": gff([*GFF_LINES[:5],
@@ -444,6 +501,10 @@ CASES: list[Case] = [
     Case("run-no-checkpoint", "trained runs", "a folder that is not a finished run",
          {"run/config.yaml": b"task: planted\n"}, ["export", "--model", "run", "--out", "m"],
          expect=["run:"]),
+    Case("run-dataset-gone", "trained runs", "a run whose dataset was moved away",
+         {"tamper": _dataset_gone}, ["scan", "--model", "run", "--out", "tracks"],
+         expect=["run: data.dataset ../moved/dataset.h5 is not there (looked for moved/dataset.h5",
+                 "give --dataset PATH"], needs_run="sites"),
     Case("run-missing", "trained runs", "a run folder that does not exist",
          {}, ["scan", "--model", "nothere", "--out", "tracks"],
          expect=["nothere: no such run folder"]),

@@ -43,6 +43,19 @@ from .paths import OUT_FILE
 @click.option("--context", default=400, show_default=True, help="Context bases (both sides).")
 @click.option("--val-fraction", default=0.1, show_default=True)
 @click.option("--test-fraction", default=0.2, show_default=True)
+@click.option(
+    "--split",
+    "split_mode",
+    type=click.Choice(["blocks", "chromosomes"]),
+    default="blocks",
+    show_default=True,
+    help="blocks: each sequence cut into train | val | test blocks; chromosomes: whole "
+    "sequences held out (named below, else chosen by labelled-site count near the fractions).",
+)
+@click.option("--test-sequences", default="", help="With --split chromosomes: test sequences, "
+              "comma-separated (e.g. chr1,chr3).")  # fmt: skip
+@click.option("--val-sequences", default="", help="With --split chromosomes: validation "
+              "sequences, comma-separated.")  # fmt: skip
 @click.option("--force", is_flag=True, help="Replace an existing --out file.")
 def dataset(
     reference,
@@ -58,6 +71,9 @@ def dataset(
     context,
     val_fraction,
     test_fraction,
+    split_mode,
+    test_sequences,
+    val_sequences,
     force,
 ) -> None:
     """Build a labelled-site HDF5 dataset from a genome + annotation (or a BED)."""
@@ -66,6 +82,7 @@ def dataset(
     from ..errors import InputError
     from ..genome.dataset import DatasetSpec, build_dataset
     from ..genome.references import DEFAULT_REFERENCE, available_references, load_reference
+    from ..genome.splits import describe_split
 
     if out.exists() and not force:
         raise InputError(f"{out}: exists already (use --force to replace it)")
@@ -90,6 +107,9 @@ def dataset(
         transcripts=transcripts,
         val_fraction=val_fraction,
         test_fraction=test_fraction,
+        split=split_mode,
+        test_sequences=[s.strip() for s in test_sequences.split(",") if s.strip()],
+        val_sequences=[s.strip() for s in val_sequences.split(",") if s.strip()],
     )
     summary = build_dataset(
         out,
@@ -102,4 +122,5 @@ def dataset(
         reference=named,
     )
     click.echo(json.dumps(summary, indent=2))
+    click.echo(f"split: {describe_split(summary)}")
     click.echo(f"wrote {out}")

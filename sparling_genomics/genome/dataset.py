@@ -13,17 +13,20 @@ Layout of a dataset file (all arrays indexed by window)::
     region    int8  (n, window)               annotation datasets only (added after format 1
                                               shipped, so optional): 0 intergenic, 1 exon,
                                               2 intron, on the window's strand; -1 not labelled
-    attrs: classes, seqids, window, context, split (per-sequence block boundaries),
-           source, summary (counts), format_version
+    attrs: classes, seqids, window, context, split (per-sequence boundaries
+           [val_start, test_start]), source, summary (counts, and the split stated),
+           format_version
 
 Windows tile *clusters* of same-strand overlapping genes, with real flanking sequence as
 context and N beyond sequence ends. Positions of a window outside its own cluster are -1
 (ignored by loss and metrics), so each genome position is scored at most once per strand.
 Every site of every selected transcript in the cluster is labelled.
 
-Split: per sequence, contiguous blocks ``train | validation | test`` (default 70/10/20%). A
-block boundary that would fall inside a gene (of either strand) moves to the nearer end of
-that gene cluster, so no gene is cut. The boundaries are recorded in ``attrs['split']``.
+Split (``genome/splits.py``): per sequence, contiguous blocks ``train | validation | test``
+(default 70/10/20%; a boundary never cuts a gene cluster), or whole held-out sequences
+(``split="chromosomes"``, as SpliceAI). Either is recorded as per-sequence boundaries in
+``attrs['split']`` and stated in the summary's ``split`` block (sequences without a labelled
+site listed as skipped).
 
 The file is written to a temporary name and renamed, so a failed build leaves nothing.
 """
@@ -55,9 +58,18 @@ from .labels import (
 )
 from .regions import region_tracks
 from .sequence import one_hot, reverse_complement_codes
+from .splits import (
+    SPLITS,
+    SplitRule,
+    block_boundaries,  # noqa: F401  (re-exported: callers import it from here)
+    block_of,
+    nothing_labelled,
+    split_genome,
+    split_summary,
+)
 
 FORMAT_VERSION = 1
-SPLITS = ("train", "val", "test")
+_block = block_of  # its name before genome/splits.py (tests/genome/test_properties.py uses it)
 
 
 @dataclass
@@ -72,6 +84,14 @@ class DatasetSpec:
     test_fraction: float = 0.2
     background_ratio: float = 1.0  # BED source: unlabelled windows per labelled window
     seed: int = 0
+    split: str = "blocks"  # or "chromosomes": whole held-out sequences (genome/splits.py)
+    test_sequences: list[str] = field(default_factory=list)  # named; else chosen
+    val_sequences: list[str] = field(default_factory=list)
+
+    def split_rule(self) -> SplitRule:
+        """The split part of the spec."""
+        return SplitRule(self.split, self.val_fraction, self.test_fraction,
+                         list(self.test_sequences), list(self.val_sequences))  # fmt: skip
 
     def check(self) -> None:
         if self.window < 1 or self.context < 0 or self.context % 2:
@@ -81,42 +101,21 @@ class DatasetSpec:
             raise InputError(f"unknown site kind(s) {bad}; choose from {', '.join(SITE_KINDS)}")
         if not self.kinds:
             raise InputError("choose at least one site kind")
-        fractions = (self.val_fraction, self.test_fraction)
-        if min(fractions) < 0 or sum(fractions) >= 1:
-            raise InputError("val_fraction + test_fraction must lie in [0, 1)")
+        self.split_rule().check()
 
 
 @dataclass
 class _Plan:
-    """Windows to cut, label tracks to cut them from, and block boundaries."""
+    """Windows to cut, label tracks to cut them from, split boundaries, sites per split."""
 
     classes: list[str]
     windows: list[tuple[str, int, int, int, int]]  # (seqid, strand, start, split, span end)
     tracks: dict[tuple[str, int], LabelTrack]  # (seqid, strand) -> labelled intervals
     boundaries: dict[str, list[int]]
     summary: dict
+    split_sites: list[int]  # labelled sites in train, val, test
     # (seqid, strand) -> exon (1) and intron (2) intervals; None: no annotation (BED source)
     regions: dict[tuple[str, int], LabelTrack] | None = None
-
-
-def block_boundaries(
-    length: int, clusters: list[tuple[int, int]], val_fraction: float, test_fraction: float
-) -> list[int]:
-    """[val_start, test_start] of one sequence, moved out of every cluster."""
-    out = []
-    for frac in (1.0 - val_fraction - test_fraction, 1.0 - test_fraction):
-        b = int(round(length * frac))
-        for s, e in clusters:
-            if s < b < e:
-                b = e if (e - b) <= (b - s) else s
-                break
-        out.append(b)
-    out[1] = max(out[1], out[0])
-    return out
-
-
-def _block(position: int, bounds: list[int]) -> int:
-    return 0 if position < bounds[0] else (1 if position < bounds[1] else 2)
 
 
 def _tiles(span: tuple[int, int], window: int) -> list[int]:
@@ -127,11 +126,19 @@ def _tiles(span: tuple[int, int], window: int) -> list[int]:
 def plan_from_annotation(
     genome: Genome, annotation_path: Path, spec: DatasetSpec, names: SequenceNames | None = None
 ) -> _Plan:
-    annotation = read_annotation(annotation_path, names or sequence_names(genome))
+    names = names or sequence_names(genome)
+    try:
+        annotation = read_annotation(annotation_path, names)
+    except InputError as exc:  # every line on sequences the FASTA lacks, skipped on request
+        if not (names.skipped and str(exc).endswith("annotation holds no features")):
+            raise
+        raise nothing_labelled(annotation_path, genome.path, genome.lengths,
+                               skipped_lines=names.skipped) from None  # fmt: skip
     gtf = annotation.format == "gtf"
     selected = annotation.selected(spec.transcripts)
     if not selected:
-        raise InputError(f"{annotation_path}: no protein-coding transcripts with exons")
+        raise nothing_labelled(annotation_path, genome.path, genome.lengths,
+                               skipped_lines=names.skipped, other=annotation.skipped)  # fmt: skip
     classes = ["none", *spec.kinds]
     code = {k: i + 1 for i, k in enumerate(spec.kinds)}
     spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
@@ -154,16 +161,17 @@ def plan_from_annotation(
     tracks = {
         key: LabelTrack([(p, p + 1, c) for p, c in labelled.get(key, {}).items()]) for key in spans
     }
-    windows, boundaries = [], {}
-    for seqid in sorted({k[0] for k in spans}):
-        both = spans.get((seqid, 1), []) + spans.get((seqid, -1), [])
-        bounds = block_boundaries(
-            genome.lengths[seqid], merge_intervals(both), spec.val_fraction, spec.test_fraction
-        )
-        boundaries[seqid] = bounds
+    clusters = {seqid: merge_intervals(spans.get((seqid, 1), []) + spans.get((seqid, -1), []))
+                for seqid in sorted({k[0] for k in spans})}  # fmt: skip
+    boundaries, split_sites = split_genome(
+        spec.split_rule(), genome.lengths, clusters, ((k[0], p) for k, at in labelled.items()
+        for p in at), fasta=genome.path, labels=annotation_path, aliases=names.aliases)  # fmt: skip
+    windows = []
+    for seqid in clusters:
+        bounds = boundaries[seqid]
         for strand in (1, -1):
             for cluster in merge_intervals(spans.get((seqid, strand), [])):
-                split = _block(cluster[0], bounds)
+                split = block_of(cluster[0], bounds)
                 for start in _tiles(cluster, spec.window):
                     windows.append((seqid, strand, start, split, cluster[1]))
     kinds_count = Counter(s.kind for s in sites)
@@ -179,34 +187,34 @@ def plan_from_annotation(
         "label_collisions": collisions,
         "skipped_features": dict(sorted(annotation.skipped.items())),
     }
-    return _Plan(classes, windows, tracks, boundaries, summary, region_tracks(selected))
+    return _Plan(classes, windows, tracks, boundaries, summary, split_sites,
+                 region_tracks(selected))  # fmt: skip
 
 
 def plan_from_bed(
     genome: Genome, bed_path: Path, spec: DatasetSpec, names: SequenceNames | None = None
 ) -> _Plan:
-    records = read_bed(bed_path, names or sequence_names(genome))
+    sequences = names or sequence_names(genome)
+    records = read_bed(bed_path, sequences)
     names = sorted({r.name for r in records})
     classes = ["none", *names]
     code = {n: i + 1 for i, n in enumerate(names)}
     rng = np.random.default_rng(spec.seed)
     tracks: dict[tuple[str, int], LabelTrack] = {}
-    windows, boundaries = [], {}
+    windows = []
     w = spec.window
     by_seq: dict[str, list] = {}
     for r in records:
         by_seq.setdefault(r.seqid, []).append(r)
+    clusters = {s: merge_intervals([(r.start, r.end) for r in by_seq[s]]) for s in sorted(by_seq)}
+    boundaries, split_sites = split_genome(
+        spec.split_rule(), genome.lengths, clusters, ((r.seqid, r.start) for r in records),
+        fasta=genome.path, labels=bed_path, aliases=sequences.aliases)  # fmt: skip
     labelled_tiles = 0
-    for seqid in sorted(by_seq):
+    for seqid in clusters:
         length = genome.lengths[seqid]
         recs = by_seq[seqid]
-        bounds = block_boundaries(
-            length,
-            merge_intervals([(r.start, r.end) for r in recs]),
-            spec.val_fraction,
-            spec.test_fraction,
-        )
-        boundaries[seqid] = bounds
+        bounds = boundaries[seqid]
         used: set[int] = set()
         for strand in (1, -1):
             mine = [r for r in recs if (r.strand == "-") == (strand == -1)]
@@ -217,7 +225,7 @@ def plan_from_bed(
             labelled_tiles += len(tiles)
             used.update(tiles)
             windows += [
-                (seqid, strand, t * w, _block(t * w, bounds), min(length, (t + 1) * w))
+                (seqid, strand, t * w, block_of(t * w, bounds), min(length, (t + 1) * w))
                 for t in tiles
             ]
         n_tiles = (length + w - 1) // w
@@ -227,7 +235,7 @@ def plan_from_bed(
             tracks.setdefault((seqid, 1), LabelTrack([]))
             for t in np.sort(rng.choice(free, n_background, replace=False)):
                 start = int(t) * w
-                windows.append((seqid, 1, start, _block(start, bounds), min(length, start + w)))
+                windows.append((seqid, 1, start, block_of(start, bounds), min(length, start + w)))
     counts = Counter(r.name for r in records)
     summary = {
         "source": "bed",
@@ -235,7 +243,7 @@ def plan_from_bed(
         "sites": {n: int(counts[n]) for n in names},
         "labelled_windows": labelled_tiles,
     }
-    return _Plan(classes, windows, tracks, boundaries, summary)
+    return _Plan(classes, windows, tracks, boundaries, summary, split_sites)
 
 
 def _cut(genome: Genome, plan: _Plan, spec: DatasetSpec, index: int):
@@ -304,22 +312,10 @@ def build_dataset(
     width = spec.window + spec.context
     with atomic_path(out) as tmp, h5py.File(tmp, "w") as h5:
         chunk = (min(16, n), 4, width)
-        x = h5.create_dataset(
-            "x",
-            (n, 4, width),
-            dtype="uint8",
-            chunks=chunk,
-            compression="gzip",
-            compression_opts=4,
-            shuffle=True,
-        )
-        y = h5.create_dataset(
-            "y",
-            (n, spec.window),
-            dtype="int8",
-            chunks=(min(16, n), spec.window),
-            compression="gzip",
-        )
+        x = h5.create_dataset("x", (n, 4, width), dtype="uint8", chunks=chunk,
+                              compression="gzip", compression_opts=4, shuffle=True)  # fmt: skip
+        y = h5.create_dataset("y", (n, spec.window), dtype="int8",
+                              chunks=(min(16, n), spec.window), compression="gzip")  # fmt: skip
         region = None
         if plan.regions is not None:
             region = h5.create_dataset(
@@ -339,6 +335,8 @@ def build_dataset(
         h5["start"] = np.array([w[2] for w in plan.windows], dtype=np.int64)
         counts = np.bincount(h5["split"][:], minlength=3)
         plan.summary["windows"] = {s: int(c) for s, c in zip(SPLITS, counts)}
+        plan.summary["split"] = split_summary(spec.split_rule(), genome.lengths, plan.windows,
+                                              plan.split_sites)  # fmt: skip
         plan.summary["build_seconds"] = round(time.perf_counter() - began, 2)
         h5.attrs["format_version"] = FORMAT_VERSION
         h5.attrs["classes"] = json.dumps(plan.classes)
