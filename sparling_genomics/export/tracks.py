@@ -10,13 +10,15 @@ sorted per sequence with numpy rather than by bedtools: a chromosome yields mill
 and writing them out for sortBed and reading them back cost more than the scan itself; the
 tests check the order against ``pybedtools``' ``sort``.
 The track line lives in a separate ``.track`` header file, because a bigBed source must not
-carry one. bigBed and bigWig are written with ``pybigtools``; chromosome names are exactly
-those of the FASTA.
+carry one (``export.browser`` writes the browser-ready copy with the line inside). bigBed
+and bigWig are written with ``pybigtools`` (the bigBed's header then declared BED9, see
+:func:`declare_bed_fields`); chromosome names are exactly those of the FASTA.
 """
 
 from __future__ import annotations
 
 import colorsys
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,14 @@ def motif_colours(n: int) -> list[str]:
         r, g, b = colorsys.hsv_to_rgb((i * 0.618033988749895) % 1.0, 0.75, 0.85)
         out.append(f"{int(r * 255)},{int(g * 255)},{int(b * 255)}")
     return out
+
+
+def motif_colour_map(motifs: list[ExportedMotif]) -> dict[str, str]:
+    """Each motif id's ``R,G,B`` colour in the tracks: one per family (the motifs of one family
+    share it), else one per motif; the BED's itemRgb and the browser files' track colours."""
+    groups = list(dict.fromkeys(m.family or m.id for m in motifs))
+    colours = dict(zip(groups, motif_colours(len(groups))))
+    return {m.id: colours[m.family or m.id] for m in motifs}
 
 
 BED_COLUMNS = ["chrom", "start", "end", "name", "score", "strand", "thickStart", "thickEnd",
@@ -62,16 +72,14 @@ def track_layout(
     layout = TrackLayout(int(rf), np.zeros(n, bool), np.zeros(n, np.int64),
                          np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n),
                          [""] * n, [""] * n)  # fmt: skip
-    # One colour per family (the motifs of one family share it), else per motif.
-    groups = list(dict.fromkeys(m.family or m.id for m in motifs))
-    colours = dict(zip(groups, motif_colours(len(groups))))
+    colours = motif_colour_map(motifs)
     for rank, m in enumerate(motifs):
         c = m.channel
         layout.exported[c] = True
         layout.rank[c], layout.width[c], layout.offset[c] = rank, m.width, offsets[c]
         label = f"{m.family}/{m.id}" if m.family else m.id
         layout.label[c] = label if not m.name else f"{label}:{m.name}"
-        layout.colour[c] = colours[m.family or m.id]
+        layout.colour[c] = colours[m.id]
     for t in tables:
         if len(t):
             np.maximum.at(layout.top, t.channel.astype(np.int64), t.score.astype(np.float64))
@@ -220,11 +228,35 @@ def write_tracks(
             with atomic_path(Path(bigbed_path)) as tmp_bb:
                 writer = pybigtools.open(str(tmp_bb), "w")
                 writer.write(lengths, itertools.chain([first], stream))
-    write_text_atomic(
-        Path(str(bed_path) + ".track"),
-        f'track name="{track_name}" description="Sparling motif sites" itemRgb="On"\n',
-    )
+                declare_bed_fields(tmp_bb, len(BED_COLUMNS))
+    write_text_atomic(Path(str(bed_path) + ".track"), track_line(track_name))
     return written
+
+
+def track_line(track_name: str) -> str:
+    """The BED's UCSC/IGV track line (name, description, itemRgb on), with its newline."""
+    return f'track name="{track_name}" description="Sparling motif sites" itemRgb="On"\n'
+
+
+BIGBED_MAGIC = 0x8789F2EB
+
+
+def declare_bed_fields(path: Path, fields: int) -> None:
+    """Declare a pybigtools bigBed's rows as ``fields`` standard BED columns, in place.
+
+    pybigtools 0.3 writes every bigBed as BED3 (header fieldCount and definedFieldCount 3, a
+    ``bed3`` autoSql) whatever its rows hold, and takes no autoSql; UCSC splits a row into
+    fieldCount columns, so a ``type bigBed 9`` hub track would lose names, strands and
+    colours. The header's two counts become ``fields`` and its autoSql offset 0 (no autoSql:
+    readers then use the standard BED definition of that many fields, as kent's
+    ``bigBedAsOrDefault`` does); the rows are untouched.
+    """
+    with open(path, "r+b") as handle:
+        head = handle.read(44)
+        if len(head) < 44 or struct.unpack("<I", head[:4])[0] != BIGBED_MAGIC:
+            raise ValueError(f"{path}: not a little-endian bigBed")
+        handle.seek(32)  # fieldCount, definedFieldCount, autoSqlOffset
+        handle.write(struct.pack("<HHQ", fields, fields, 0))
 
 
 MANY_SEQUENCES = 200  # above this many sequences with values, bigWigs go through pyBigWig

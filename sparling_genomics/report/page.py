@@ -16,7 +16,8 @@ URL), so the file opens offline and can be mailed. Sections:
   silent channels and the shuffled control;
 * site tasks: where each motif sits (metaplot against distance to the labelled sites, region
   shares, one-line summary) and each motif's KL to the annotated site PWMs;
-* where a scan folder is given: its site counts and track files;
+* where a scan folder is given: its site counts, its track files (linked relative to the
+  report) and how to open them in IGV, igv.js or UCSC;
 * where evaluations are given (``evaluate --out`` on other datasets, e.g. another genome):
   their metrics per site class.
 
@@ -55,6 +56,8 @@ from .sections import (
     families_section,
     identifiability_section,
     positions_section,
+    scan_section,
+    split_section,
     stability_section,
 )
 from .variants import variants_section
@@ -171,10 +174,12 @@ def build_report(
     stability: Path | None = None,
     evaluations: list[Path] | None = None,
     variants: Path | None = None,
+    link_from: Path | None = None,
 ) -> str:
     """The report's HTML text for run directory ``run`` (``stability``: the JSON of the
     ``stability`` verb over the run's seeds; ``evaluations``: JSONs of ``evaluate --out``
-    on other datasets; ``variants``: the folder the ``variants`` verb wrote)."""
+    on other datasets; ``variants``: the folder the ``variants`` verb wrote; ``link_from``:
+    the report's folder, to link the scan's files relative to it)."""
     run = Path(run)
     metrics = read_run_json(metrics_path(run), "written when training finishes")
     base = read_run_json(metrics_path(baseline), "the baseline's") if baseline else None
@@ -202,6 +207,7 @@ def build_report(
         f"{html.escape(str(metrics.get('device')))}; run <code>{html.escape(str(run))}</code></p>",
         "<h2>Test metrics</h2>",
         _metrics_table(metrics, base),
+        *split_section(run),
         *evaluations_section(
             [read_run_json(Path(p), "made by `sparling-genomics evaluate --out`")
              for p in evaluations or []]
@@ -280,14 +286,7 @@ def build_report(
         found = read_run_json(Path(variants) / VARIANTS_SUMMARY, "made by `variants`")
         parts += variants_section(found, motifs_dir if summary is not None else None)
     if scan is not None:
-        parts += [
-            "<h2>Genome scan</h2>",
-            f"<p>{scan['sites']:,} sites over {scan['sequences']} sequences "
-            f"({scan['bases']:,} bases, both strands) of <code>{html.escape(scan['fasta'])}"
-            f"</code> in {fmt(scan['scan_seconds'], 1)} s; files: "
-            + ", ".join(f"<code>{html.escape(f)}</code>" for f in scan["files"])
-            + ".</p>",
-        ]
+        parts += scan_section(scan, Path(scan_dir), link_from)
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -295,5 +294,6 @@ def build_report(
 def write_report(run: Path, out: Path, **kwargs) -> Path:
     """Write :func:`build_report` to ``out`` atomically; returns ``out``."""
     out = Path(out)
+    kwargs.setdefault("link_from", out.parent)
     write_text_atomic(out, build_report(run, **kwargs))
     return out

@@ -5,7 +5,9 @@ sit relative to the labelled sites. Each returns HTML text (or parts of it) for
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -192,6 +194,34 @@ def evaluations_section(evaluations: list[dict]) -> list[str]:
     ]
 
 
+def split_section(run: Path) -> list[str]:
+    """One line stating how the run's dataset split the genome (whole held-out sequences or
+    per-sequence blocks; per split its sequences, windows and sites; the sequences skipped),
+    so the test metrics above can be read; nothing for a task without a genome dataset."""
+    from ..errors import SparlingError
+    from ..genome.dataset import SiteDataset
+    from ..genome.splits import describe_split
+    from ..rundir import config_path
+    from ..train.run_config import load_saved_config
+
+    try:
+        path = getattr(load_saved_config(config_path(run)).data, "dataset", None)
+    except SparlingError:
+        return []
+    if not path:
+        return []
+    try:
+        data = SiteDataset(Path(path))
+    except SparlingError:
+        return [f"<p class=muted>Split: not stated (the run's dataset <code>"
+                f"{html.escape(str(path))}</code> cannot be read).</p>"]  # fmt: skip
+    try:
+        text = describe_split(data.summary)
+    finally:
+        data.close()
+    return [f"<p>Split of <code>{html.escape(Path(path).name)}</code>: {html.escape(text)}.</p>"]
+
+
 def identifiability_section(block: dict | None) -> list[str]:
     """Whether the identifiability theorem's conditions held (``evaluate.identifiability``):
     the verdict, one row per condition, and each channel's alpha and density."""
@@ -245,5 +275,41 @@ def identifiability_section(block: dict | None) -> list[str]:
             f"{html.escape(', '.join(channels.get('idle', idle_channels(alpha)))) or 'none'}; "
             f"spread {fmt(channels.get('density_spread'), 3)}x).</p>"
             f"<table><tr><th>channel</th><th>alpha</th><th>density</th></tr>{cells}</table>"
+        )
+    return parts
+
+
+def scan_section(scan: dict, scan_dir: Path, link_from: Path | None = None) -> list[str]:
+    """The genome scan: its counts, its files and how to open them in a genome browser.
+    Files are links relative to ``link_from`` (the report's folder) where it is given."""
+
+    def name(file: str) -> str:
+        if link_from is None:
+            return f"<code>{html.escape(file)}</code>"
+        target = os.path.relpath((Path(scan_dir) / file).resolve(), Path(link_from).resolve())
+        href = quote(Path(target).as_posix())
+        return f'<a href="{html.escape(href)}"><code>{html.escape(file)}</code></a>'
+
+    parts = [
+        "<h2>Genome scan</h2>",
+        f"<p>{scan['sites']:,} sites over {scan['sequences']} sequences "
+        f"({scan['bases']:,} bases, both strands) of <code>{html.escape(scan['fasta'])}"
+        f"</code> in {fmt(scan['scan_seconds'], 1)} s; files: "
+        + ", ".join(name(f) for f in scan["files"])
+        + ".</p>",
+    ]
+    browser = scan.get("browser")
+    if browser:
+        parts.append(
+            "<p>View them in a genome browser: <b>IGV desktop</b>: File &gt; Open Session, "
+            f"{name(browser['igv_session'])}. <b>igv.js</b>: serve the scan folder over HTTP "
+            "(e.g. <code>python -m http.server</code> in it) and pass "
+            f"{name(browser['igv_config'])} to <code>igv.createBrowser</code> on a page "
+            "there. <b>UCSC</b>: put the scan folder on a web server and paste the URL of "
+            f"{name(browser['hub'])} into My Data &gt; Track Hubs (an assembly hub of "
+            f"<code>{html.escape(str(browser['hub_genome']))}</code>; set your address as "
+            "its <code>email</code>), or, for an assembly UCSC has, upload "
+            f"{name(browser['track_bed'])} (the sites with their track line) as a custom "
+            "track.</p>"
         )
     return parts

@@ -1,8 +1,10 @@
 """Scan a genome with a finished run's model and write its motif tracks: BED9 (+ .track),
-bigBed, per-motif bigWigs and the ``scan.json`` summary (the ``scan`` verb).
+bigBed, per-motif bigWigs, the files that open them in a genome browser (a BED with its track
+line, an IGV session, an igv.js config, a UCSC hub) and the ``scan.json`` summary (the
+``scan`` verb).
 
-``export.scan`` finds the sites, ``export.tracks`` writes them; this module joins the two to a
-run directory and its exported motifs.
+``export.scan`` finds the sites, ``export.tracks`` writes them, ``export.browser`` the browser
+files; this module joins them to a run directory and its exported motifs.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import time
 from pathlib import Path
 
 from ..errors import InputError
+from ..export.browser import BrowserTracks, write_browser_files
 from ..export.formats import ExportedMotif, read_meme_motifs
 from ..export.scan import activation_track, scan_genome
-from ..export.tracks import write_bigwig, write_tracks
+from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tracks
 from ..genome.fasta import Genome
 from ..io import safe_child, write_json_atomic
 from ..progress import Counter
@@ -36,8 +39,9 @@ def scan_run_to_tracks(
 ) -> dict:
     """Scan ``fasta`` (None: the genome the run's dataset was built from; an error where the
     run records none) with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
-    bigWigs and ``scan.json`` (this summary) to ``out``. Motifs (ids, names, trimmed spans)
-    come from ``motifs_dir`` (default ``RUN/motifs``, made by ``export``)."""
+    bigWigs, the browser files (``export.browser``) and, last, ``scan.json`` (this summary,
+    the mark of a finished scan) to ``out``. Motifs (ids, names, trimmed spans) come from
+    ``motifs_dir`` (default ``RUN/motifs``, made by ``export``)."""
     run, out = Path(run), Path(out)
     motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
     summary_path = motifs_dir / MOTIFS_SUMMARY
@@ -70,9 +74,10 @@ def scan_run_to_tracks(
                              progress=counter.update)  # fmt: skip
     scan_seconds = time.perf_counter() - began
     bed = out / "motif_sites.bed"
+    track_name = f"sparling {run.name}"
     n_rows = write_tracks(bed, out / "motif_sites.bb", tables, motifs, offsets, rf,
-                          genome.lengths, track_name=f"sparling {run.name}")  # fmt: skip
-    wigs = []
+                          genome.lengths, track_name=track_name)  # fmt: skip
+    wigs, colours, shown = [], motif_colour_map(motifs), []
     if bigwig:
         for m in motifs:
 
@@ -83,6 +88,10 @@ def scan_run_to_tracks(
             wig = write_bigwig(safe_child(out, m.id, ".bw"), genome.lengths, values())
             if wig is not None:
                 wigs.append(wig)
+                shown.append((m.id, wig, colours[m.id]))
+    browser = write_browser_files(out, fasta, genome, BrowserTracks(
+        run.name, bed, track_line(track_name), out / "motif_sites.bb" if n_rows else None,
+        shown))  # fmt: skip
     result = {
         "run": str(run),
         "fasta": str(fasta),
@@ -99,7 +108,9 @@ def scan_run_to_tracks(
             bed.name + ".track",
             *(["motif_sites.bb"] if n_rows else []),
             *[w.name for w in wigs],
+            *browser.pop("files"),
         ],  # fmt: skip
+        "browser": browser,
         "motifs_without_sites": [
             m.id for m in motifs if not any(w.name == f"{m.id}.bw" for w in wigs)
         ]

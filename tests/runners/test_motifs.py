@@ -234,3 +234,36 @@ def test_core_channels_are_exported_marked_and_named_for_their_class(cli, tiny_d
     assert marked == {8: "acceptor", 9: "donor"}  # after the 8 learned channels
     meme = (run / "motifs" / "motifs.meme").read_text()
     assert "MOTIF sparling_c08 core_acceptor" in meme and "MOTIF sparling_c09 core_donor" in meme
+
+
+def test_scan_writes_browser_files_naming_its_own_tracks(planted_tiny):
+    """scan.json lists the BED with its track line, the IGV session, igv.json and the hub;
+    each names files that exist; the report links them relative to itself."""
+    import xml.etree.ElementTree as ET
+
+    from tests.export.test_browser import _check_hub
+
+    tracks = planted_tiny.tracks
+    scan = json.loads((tracks / "scan.json").read_text())
+    browser = scan["browser"]
+    assert all((tracks / f).is_file() for f in scan["files"])
+    for key in ("track_bed", "igv_session", "igv_config", "hub"):
+        assert browser[key] in scan["files"]
+    assert f"hub/{browser['hub_genome']}.2bit" in scan["files"]
+    with_line = (tracks / browser["track_bed"]).read_text()
+    assert with_line == ((tracks / "motif_sites.bed.track").read_text()
+                         + (tracks / "motif_sites.bed").read_text())  # fmt: skip
+    wigs = [f for f in scan["files"] if f.endswith(".bw")]
+    session = ET.parse(tracks / browser["igv_session"]).getroot()
+    assert session.get("genome") == str(planted_tiny.fasta.resolve())  # indexed, outside OUT
+    assert [r.get("path") for r in session.iter("Resource")] == ["motif_sites.bb", *wigs]
+    config = json.loads((tracks / browser["igv_config"]).read_text())
+    assert (tracks / config["reference"]["twoBitURL"]).is_file()
+    assert [t["url"] for t in config["tracks"]] == ["motif_sites.bb", *wigs]
+    _, genome, stanzas = _check_hub(tracks / "hub")
+    assert genome["genome"] == browser["hub_genome"] == "piece"
+    assert [s["bigDataUrl"] for s in stanzas if "bigDataUrl" in s] == [
+        f"../{f}" for f in ["motif_sites.bb", *wigs]]  # fmt: skip
+    report = planted_tiny.report.read_text()
+    for file in (browser["igv_session"], browser["igv_config"], browser["hub"]):
+        assert f'href="tracks/{file}"' in report
