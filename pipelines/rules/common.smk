@@ -238,6 +238,10 @@ def genome_source_args(wildcards):
         args += ["--skip-unknown-sequences"]
     if not g.get("bed"):
         args += ["--labels", ",".join(g["labels"]), "--transcripts", g["transcripts"]]
+    args += ["--split", g["split"]]
+    for key in ("test_sequences", "val_sequences"):
+        if g.get(key):
+            args += [f"--{key.replace('_', '-')}", ",".join(g[key])]
     return shlex.join(args)
 
 
