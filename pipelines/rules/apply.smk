@@ -26,10 +26,39 @@ rule apply_evaluate:
         "--dataset {input.dataset} --split all --out {output.metrics} > {log} 2>&1"
 
 
-rule apply_scan:
-    """The model's motif sites on another genome: BED9 (+ .track), bigBed, bigWigs."""
+rule apply_scan_part:
+    """One job of the applied model's scattered scan (`apply.scan_jobs` > 1)."""
     input:
         model=lambda wc: list(APPLIED.needs),
+    output:
+        part=temp(applied_path("tracks", "parts", PART)),
+    params:
+        sg=SG,
+        model=lambda wc: APPLIED.model,
+        fasta=lambda wc: genome_fasta(wc.genome),
+        out=lambda wc, output: Path(output.part).parents[1],
+        part=lambda wc: f"{int(wc.part)}/{int(wc.parts)}",
+    log:
+        applied_path("scan", "part-{part}-of-{parts}.log", root=LOGS),
+    benchmark:
+        applied_path("scan", "part-{part}-of-{parts}.tsv", root=BENCHMARKS)
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=8000,
+    conda:
+        "../envs/sparling-genomics.yaml"
+    shell:
+        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} --threads {threads} "
+        "--fasta {params.fasta} --out {params.out} --part {params.part} > {log} 2>&1"
+
+
+rule apply_scan:
+    """The model's motif sites on another genome: BED9 (+ .track), bigBed, bigWigs, the
+    browser files; one job, or the gather of `apply.scan_jobs` parts."""
+    input:
+        model=lambda wc: list(APPLIED.needs),
+        parts=lambda wc: scan_parts(rules.apply_scan_part.output.part, APPLIED.scan_jobs, wc),
     output:
         bed=applied_path("tracks", "motif_sites.bed"),
         bigbed=applied_path("tracks", "motif_sites.bb"),
@@ -39,6 +68,7 @@ rule apply_scan:
         model=lambda wc: APPLIED.model,
         fasta=lambda wc: genome_fasta(wc.genome),
         out=lambda wc, output: Path(output.summary).parent,
+        gather=lambda wc: gather_args(APPLIED.scan_jobs),
     log:
         applied_path("scan.log", root=LOGS),
     benchmark:
@@ -50,8 +80,8 @@ rule apply_scan:
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} "
-        "--fasta {params.fasta} --out {params.out} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} --threads {threads} "
+        "--fasta {params.fasta} --out {params.out} {params.gather} > {log} 2>&1"
 
 
 rule apply_report:

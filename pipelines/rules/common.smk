@@ -72,6 +72,7 @@ class Run:
     title: str  # report title, "{seed}" filled in per job
     baseline: bool = False  # also train the non-sparse baseline
     scan: bool = False  # scan the genome for motif sites
+    scan_jobs: int = 1  # jobs the scan is scattered over (1: one scan job)
     # `export` names motifs against config["jaspar"] (False: the release the task planted from)
     jaspar: bool = False
     sets: dict = field(default_factory=dict)  # model folder -> `train --set` overrides
@@ -102,7 +103,8 @@ def _genome_run(name, run):
     return Run(name=name, task=run["task"], genome=run["genome"], preset=run["preset"],
                seeds=tuple(run["seeds"]), threads=run["threads"],
                title=f"{name} on {run['genome']}, seed {{seed}}", baseline=run["baseline"],
-               scan=run["scan"], jaspar=True, sets=sets, runtime=runtime,
+               scan=run["scan"], scan_jobs=run["scan_jobs"], jaspar=True, sets=sets,
+               runtime=runtime,
                diagnostics=run["diagnostics"])  # fmt: skip
 
 
@@ -157,6 +159,7 @@ class Applied:
     model: str  # the run folder
     genomes: tuple[str, ...]
     scan: bool
+    scan_jobs: int
     title: str
     needs: tuple[str, ...]  # the model's metrics.json and motifs.json (pipeline outputs or not)
 
@@ -209,7 +212,8 @@ def _applied():
         )
     needs = (str(metrics_path(Path(folder))), str(motifs_dir(Path(folder)) / MOTIFS_SUMMARY))
     return Applied(name=name, model=folder, genomes=tuple(spec["genomes"]),
-                   scan=spec.get("scan", True), title=title, needs=needs)  # fmt: skip
+                   scan=spec.get("scan", True), scan_jobs=spec.get("scan_jobs", 1), title=title,
+                   needs=needs)  # fmt: skip
 
 
 _check_config()
@@ -371,3 +375,22 @@ def job_targets():
         jobs += expand(rules.apply_report.output.html, genome=APPLIED.genomes,
                        applied=APPLIED.name)  # fmt: skip
     return jobs
+
+
+# ---------------------------------------------------------------------------------------------
+# A scattered scan (`scan_jobs` > 1): N jobs of about equal bases, then one gather.
+
+PART = "part-{part}-of-{parts}.npz"  # `scan --part I/N` writes OUT/parts/<this>
+
+
+def scan_parts(pattern, jobs, wildcards):
+    """The part files a gather reads (`pattern`: the parts' path with {part} and {parts})."""
+    if jobs <= 1:
+        return []
+    return [fill(pattern, wildcards, part=f"{i:04d}", parts=f"{jobs:04d}")
+            for i in range(1, jobs + 1)]  # fmt: skip
+
+
+def gather_args(jobs):
+    """`--gather N` for a scattered scan, nothing for one scan job."""
+    return f"--gather {jobs}" if jobs > 1 else ""

@@ -29,10 +29,39 @@ rule export:
         "{params.sg} export --model {params.model} {params.jaspar} > {log} 2>&1"
 
 
-rule scan:
-    """Motif sites genome-wide: BED9 (+ .track), bigBed, one activation bigWig per motif."""
+rule scan_part:
+    """One job of a scattered scan (`scan_jobs` > 1): about 1/N of the genome's bases."""
     input:
         summary=rules.export.output.summary,
+    output:
+        part=temp(job_path("sparling", "tracks", "parts", PART)),
+    params:
+        sg=SG,
+        model=lambda wc, input: Path(input.summary).parents[1],
+        fasta=lambda wc: genome_fasta(run_of(wc).genome),
+        out=lambda wc, output: Path(output.part).parents[1],
+        part=lambda wc: f"{int(wc.part)}/{int(wc.parts)}",
+    log:
+        job_path("scan", "part-{part}-of-{parts}.log", root=LOGS),
+    benchmark:
+        job_path("scan", "part-{part}-of-{parts}.tsv", root=BENCHMARKS)
+    threads: 2
+    resources:
+        gpu=1,
+        mem_mb=8000,
+    conda:
+        "../envs/sparling-genomics.yaml"
+    shell:
+        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} --threads {threads} "
+        "--fasta {params.fasta} --out {params.out} --part {params.part} > {log} 2>&1"
+
+
+rule scan:
+    """Motif sites genome-wide: BED9 (+ .track), bigBed, one activation bigWig per motif, the
+    browser files; one job, or the gather of `scan_jobs` parts."""
+    input:
+        summary=rules.export.output.summary,
+        parts=lambda wc: scan_parts(rules.scan_part.output.part, run_of(wc).scan_jobs, wc),
     output:
         bed=job_path("sparling", "tracks", "motif_sites.bed"),
         bigbed=job_path("sparling", "tracks", "motif_sites.bb"),
@@ -42,6 +71,7 @@ rule scan:
         model=lambda wc, input: Path(input.summary).parents[1],
         fasta=lambda wc: genome_fasta(run_of(wc).genome),
         out=lambda wc, output: Path(output.summary).parent,
+        gather=lambda wc: gather_args(run_of(wc).scan_jobs),
     log:
         job_path("scan.log", root=LOGS),
     benchmark:
@@ -53,8 +83,8 @@ rule scan:
     conda:
         "../envs/sparling-genomics.yaml"
     shell:
-        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} "
-        "--fasta {params.fasta} --out {params.out} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} --threads {threads} "
+        "--fasta {params.fasta} --out {params.out} {params.gather} > {log} 2>&1"
 
 
 rule diagnose:

@@ -29,8 +29,10 @@ rule train:
         "../envs/sparling-genomics.yaml"
     shell:
         # No --no-progress: into a log file the trainer writes a plain progress line every 30 s.
-        "OMP_NUM_THREADS={threads} {params.sg} train {params.args} --out {params.out} "
-        "> {log} 2>&1"
+        # The run folder is this job's alone: what an attempt that was killed left in it is
+        # removed first (train refuses a non-empty folder), so a retried job starts over.
+        "rm -rf {params.out} && OMP_NUM_THREADS={threads} {params.sg} train {params.args} "
+        "--out {params.out} > {log} 2>&1"
 
 
 rule compare:

@@ -1,6 +1,7 @@
 """Command line: ``sparling-genomics VERB ...``. Thin: parse, then call library functions.
 
-Errors the user can fix (``SparlingError``) print one ``error: ...`` line and exit 2;
+Errors the user can fix (``SparlingError``, and click's usage errors: a missing option, a
+value out of range) print one ``error: ...`` line and exit 2;
 anything else prints a short message and exits 1 (the traceback only with ``--debug``,
 accepted before or after the verb, as ``--quiet`` and ``--verbose`` are). A misspelt verb
 gets the nearest verbs. Heavy imports (torch) happen inside the verbs, after parsing.
@@ -49,6 +50,11 @@ class VerbGroup(click.Group):
             return super().invoke(ctx)
         except SparlingError as exc:
             click.echo(f"error: {exc}", err=True)
+            ctx.exit(2)
+        except click.UsageError as exc:  # a bad option value: one line too, with the way out
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            message = exc.format_message().replace("\n", " ")
+            click.echo(f"error: {message} (`{where} -h` lists the options)", err=True)
             ctx.exit(2)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import InputError
 from .options import (
     device_option,
     model_option,
@@ -92,6 +93,19 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
             click.echo(f"{m['id']}\t{m['positions']['summary']}")
 
 
+def _parse_part(ctx, param, value: str | None) -> tuple[int, int] | None:
+    """``--part 2/8`` as (2, 8); a one-line error unless 1 <= I <= N."""
+    if value is None:
+        return None
+    try:
+        index, parts = (int(v) for v in value.split("/"))
+    except ValueError:
+        raise InputError(f"--part {value!r}: give I/N, e.g. 2/8") from None
+    if not 1 <= index <= parts:
+        raise InputError(f"--part {value!r}: I must be between 1 and N")
+    return index, parts
+
+
 @click.command()
 @model_option("Run folder of a trained model (with RUN/motifs from `export`).")
 @click.option(
@@ -105,25 +119,31 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
 @click.option("--chunk", default=50_000, show_default=True, type=click.IntRange(min=1),
               help="Bases per chunk.")  # fmt: skip
 @click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
+@click.option("--part", metavar="I/N", callback=_parse_part,
+              help="Scan only job I of N (about equal bases; a cluster's scatter) into "
+              "OUT/parts/; then `--gather N` writes the tracks.")  # fmt: skip
+@click.option("--gather", type=click.IntRange(min=1), metavar="N",
+              help="Write the tracks from the N parts in OUT/parts/ (the gather step).")
 @run_dataset_option()
 @device_option()
 @threads_option()
-def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, run_dataset,
+def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, part, gather, run_dataset,
          device) -> None:  # fmt: skip
     """Motif sites genome-wide: BED9 (+ .track), bigBed, per-motif activation bigWig."""
     import json
 
-    from ..errors import InputError
     from ..genome.references import load_reference
     from ..runners.tracks import scan_run_to_tracks
 
     if fasta and reference:
         raise InputError("give --fasta or --reference, not both")
+    if part and gather:
+        raise InputError("give --part or --gather, not both")
     if reference:
         fasta = load_reference(reference).fasta
     result = scan_run_to_tracks(run, fasta, out, motifs_dir=motifs_dir, chunk=chunk,
-                                device=device, bigwig=not no_bigwig,
-                                dataset=run_dataset)  # fmt: skip
+                                device=device, bigwig=not no_bigwig, dataset=run_dataset,
+                                part=part, gather=gather)  # fmt: skip
     click.echo(json.dumps(result, indent=2))
 
 

@@ -5,6 +5,10 @@ line, an IGV session, an igv.js config, a UCSC hub) and the ``scan.json`` summar
 
 ``export.scan`` finds the sites, ``export.tracks`` writes them, ``export.browser`` the browser
 files; this module joins them to a run directory and its exported motifs.
+
+On a cluster the scan scatters: ``part=(i, n)`` scans the i-th of n jobs of about equal bases
+(``export.scan.plan_pieces``) into ``OUT/parts/part-i-of-n.npz``; ``gather=n`` joins the n
+parts and writes the same files as one whole scan would, byte for byte.
 """
 
 from __future__ import annotations
@@ -13,17 +17,28 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import InputError
 from ..export.browser import BrowserTracks, write_browser_files
 from ..export.formats import ExportedMotif, read_meme_motifs
-from ..export.scan import activation_track, scan_genome
+from ..export.scan import (
+    SiteTable,
+    activation_track,
+    join_pieces,
+    plan_pieces,
+    scan_genome,
+    scan_pieces,
+)
 from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tracks
 from ..genome.fasta import Genome
-from ..io import safe_child, write_json_atomic
+from ..io import atomic_path, safe_child, write_json_atomic
 from ..progress import Counter
 from ..rundir import MOTIFS_MEME, MOTIFS_SUMMARY, SCAN_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
+
+PARTS_DIR = "parts"  # OUT/parts/part-I-of-N.npz: a scattered scan's jobs
 
 
 def scan_run_to_tracks(
@@ -36,43 +51,32 @@ def scan_run_to_tracks(
     device: str | None = None,
     dataset: Path | None = None,
     bigwig: bool = True,
+    part: tuple[int, int] | None = None,
+    gather: int | None = None,
 ) -> dict:
     """Scan ``fasta`` (None: the genome the run's dataset was built from; an error where the
     run records none) with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
     bigWigs, the browser files (``export.browser``) and, last, ``scan.json`` (this summary,
     the mark of a finished scan) to ``out``. Motifs (ids, names, trimmed spans) come from
-    ``motifs_dir`` (default ``RUN/motifs``, made by ``export``)."""
+    ``motifs_dir`` (default ``RUN/motifs``, made by ``export``). ``part=(i, n)``: scan only
+    job i of n into ``OUT/parts/``; ``gather=n``: write the files from those n parts."""
     run, out = Path(run), Path(out)
-    motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
-    summary_path = motifs_dir / MOTIFS_SUMMARY
-    if not summary_path.is_file():
-        raise InputError(f"{motifs_dir}: no {MOTIFS_SUMMARY}; run `sparling-genomics export` first")
-    summary = json.loads(summary_path.read_text())
-    meme = read_meme_motifs(motifs_dir / MOTIFS_MEME)
-    listed = [m["id"] for m in summary["motifs"]]
-    if [key.split()[0] for key in meme] != listed:
-        raise InputError(
-            f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
-            f"({len(meme)} vs {len(listed)}); export again"
-        )
+    motifs, offsets = _exported_motifs(run, motifs_dir, out)
     _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
     rf = int(model.g.receptive_field)
-    motifs, offsets = [], {}
-    for entry, probs in zip(summary["motifs"], meme.values()):
-        safe_child(out, entry["id"], ".bw")  # refuse ids that could leave OUT, before any work
-        motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
-                                    (entry["name"] or "").replace(" ", "_"),
-                                    entry["channel"], entry["offset"],
-                                    entry.get("family") or ""))  # fmt: skip
-        offsets[entry["channel"]] = int(entry["offset"])
-    out.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
-    with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
-        tables = scan_genome(model, genome, chunk=chunk, device=torch_device,
-                             progress=counter.update)  # fmt: skip
-    scan_seconds = time.perf_counter() - began
+    if part is not None:
+        return _scan_part(model, genome, out, part, chunk, torch_device)
+    if gather is not None:
+        tables, scan_seconds = _gather_parts(genome, out, gather, chunk)
+    else:
+        with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
+            tables = scan_genome(model, genome, chunk=chunk, device=torch_device,
+                                 progress=counter.update)  # fmt: skip
+        scan_seconds = time.perf_counter() - began
+    out.mkdir(parents=True, exist_ok=True)
     bed = out / "motif_sites.bed"
     track_name = f"sparling {run.name}"
     n_rows = write_tracks(bed, out / "motif_sites.bb", tables, motifs, offsets, rf,
@@ -101,7 +105,8 @@ def scan_run_to_tracks(
         "motifs": len(motifs),
         "sites": int(sum(len(t) for t in tables)),
         "bed_rows": n_rows,
-        "scan_seconds": round(scan_seconds, 2),
+        "scan_seconds": round(scan_seconds, 2),  # a gathered scan: its parts' seconds summed
+        **({"parts": gather} if gather is not None else {}),
         "total_seconds": round(time.perf_counter() - began, 2),
         "files": [
             bed.name,
@@ -119,3 +124,98 @@ def scan_run_to_tracks(
     }
     write_json_atomic(out / SCAN_SUMMARY, result)
     return result
+
+
+def _exported_motifs(run: Path, motifs_dir, out: Path) -> tuple[list[ExportedMotif], dict]:
+    """The run's exported motifs (``motifs.json`` + ``motifs.meme``) and each channel's
+    trimmed offset; one-line errors for a missing or mismatched export, or an id that would
+    leave ``out``."""
+    motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
+    summary_path = motifs_dir / MOTIFS_SUMMARY
+    if not summary_path.is_file():
+        raise InputError(f"{motifs_dir}: no {MOTIFS_SUMMARY}; run `sparling-genomics export` first")
+    summary = json.loads(summary_path.read_text())
+    meme = read_meme_motifs(motifs_dir / MOTIFS_MEME)
+    listed = [m["id"] for m in summary["motifs"]]
+    if [key.split()[0] for key in meme] != listed:
+        raise InputError(
+            f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
+            f"({len(meme)} vs {len(listed)}); export again"
+        )
+    motifs, offsets = [], {}
+    for entry, probs in zip(summary["motifs"], meme.values()):
+        safe_child(out, entry["id"], ".bw")  # refuse ids that could leave OUT, before any work
+        motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
+                                    (entry["name"] or "").replace(" ", "_"),
+                                    entry["channel"], entry["offset"],
+                                    entry.get("family") or ""))  # fmt: skip
+        offsets[entry["channel"]] = int(entry["offset"])
+    return motifs, offsets
+
+
+def part_path(out: Path, part: int, parts: int) -> Path:
+    """``OUT/parts/part-I-of-N.npz``: job ``part`` (1-based) of a scan scattered ``parts``
+    ways."""
+    return Path(out) / PARTS_DIR / f"part-{part:04d}-of-{parts:04d}.npz"
+
+
+def _genome_key(genome: Genome) -> str:
+    """The sequences and lengths a part was scanned from (a gather refuses other ones)."""
+    return json.dumps(list(genome.lengths.items()))
+
+
+def _scan_part(model, genome: Genome, out: Path, part: tuple[int, int], chunk: int,
+               device) -> dict:  # fmt: skip
+    """Scan job ``part = (i, n)`` and keep its sites in ``OUT/parts/`` (atomically)."""
+    index, parts = part
+    pieces = plan_pieces(genome.lengths, parts, chunk)[index - 1]
+    began = time.perf_counter()
+    bases = sum(p.end - p.start for p in pieces)
+    with Counter(f"scan part {index}/{parts}", total=bases, unit="bp") as counter:
+        tables = scan_pieces(model, genome, pieces, chunk=chunk, device=device,
+                             progress=counter.update)  # fmt: skip
+    seconds = time.perf_counter() - began
+    path = part_path(out, index, parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, seqid=np.array([t.seqid for t in tables], dtype=str),
+                 count=np.array([len(t) for t in tables], np.int64),
+                 position=_joined(tables, "position", np.int64),
+                 channel=_joined(tables, "channel", np.int16),
+                 strand=_joined(tables, "strand", np.int8),
+                 score=_joined(tables, "score", np.float32),
+                 meta=np.array(json.dumps({"part": index, "parts": parts, "chunk": chunk,
+                                           "genome": _genome_key(genome),
+                                           "seconds": seconds})))  # fmt: skip
+    return {"part": index, "parts": parts, "pieces": len(pieces), "bases": int(bases),
+            "sites": int(sum(len(t) for t in tables)), "seconds": round(seconds, 2),
+            "file": str(path)}  # fmt: skip
+
+
+def _joined(tables: list[SiteTable], field: str, dtype) -> np.ndarray:
+    arrays = [getattr(t, field) for t in tables]
+    return np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype)
+
+
+def _gather_parts(genome: Genome, out: Path, parts: int, chunk: int,
+                  ) -> tuple[list[SiteTable], float]:  # fmt: skip
+    """The sites of the ``parts`` jobs in ``OUT/parts/`` as one table per sequence, and the
+    seconds the jobs scanned for; a one-line error for a missing part or one scanned from
+    another genome or chunk size."""
+    tables, seconds = [], 0.0
+    for index in range(1, parts + 1):
+        path = part_path(out, index, parts)
+        if not path.is_file():
+            raise InputError(f"{path}: missing; scan it first (scan --part {index}/{parts})")
+        with np.load(path) as z:
+            meta = json.loads(str(z["meta"]))
+            if meta["genome"] != _genome_key(genome) or meta["chunk"] != chunk:
+                raise InputError(f"{path}: scanned from another genome or --chunk than this "
+                                 "gather's; scan the parts again")  # fmt: skip
+            seconds += float(meta["seconds"])
+            ends = np.cumsum(z["count"])
+            for seqid, end, count in zip(z["seqid"], ends, z["count"]):
+                pick = slice(int(end - count), int(end))
+                tables.append(SiteTable(str(seqid), z["position"][pick], z["channel"][pick],
+                                        z["strand"][pick], z["score"][pick]))  # fmt: skip
+    return join_pieces(tables), seconds

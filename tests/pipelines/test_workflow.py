@@ -44,14 +44,14 @@ def _job_counts(stdout):
 def finished(tmp_path_factory):
     """The tiny config run for real, with the planted target added (seconds more) and the
     trained model applied to a second genome whose dataset lists its classes in the other
-    order."""
+    order; that genome's scan scattered over 3 jobs."""
     workdir = tmp_path_factory.mktemp("workflow")
     config = workdir / "tiny_planted.yaml"
     planted = "planted: {enabled: true, preset: tiny, seeds: [0], threads: 1, diagnostics: 320}\n"
     text = TINY_CONFIG.read_text().replace(
         "genomes:\n", "genomes:\n  other:\n    reference: tiny\n    labels: [donor, acceptor]\n"
     )
-    applied = "apply: {model: splicing, genomes: [other]}\n"
+    applied = "apply: {model: splicing, genomes: [other], scan_jobs: 3}\n"
     config.write_text(text + planted + applied)
     result = snakemake(workdir, "--cores", "2", "--configfile", config)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -141,6 +141,21 @@ def test_apply_benchmark_reads_the_run_and_scores_its_baseline_on_the_other_geno
     text = markdown.read_text()
     assert "<!-- bench:apply:start -->" in text and "applied to other" in text
     assert any(r["job"].startswith("other/applied/") for r in json.loads(path.read_text())["rules"])
+
+
+def test_a_scan_scattered_over_jobs_gathers_the_single_scans_tracks(finished):
+    """`other` is the same sequence as `tiny`: its scan, scattered over 3 jobs (parts removed
+    after the gather), gives the run's own single-job tracks byte for byte."""
+    finished, _ = finished
+    applied = finished / "results" / "other" / "applied" / "splicing_seed0" / "tracks"
+    own = _job(finished) / "sparling" / "tracks"
+    for name in ("motif_sites.bed", "motif_sites.bb"):
+        assert (applied / name).read_bytes() == (own / name).read_bytes(), name
+    assert json.loads((applied / "scan.json").read_text())["parts"] == 3
+    assert not list(applied.glob("parts/*.npz"))  # temp: gone once gathered
+    logs = finished / "logs" / "other" / "applied" / "splicing_seed0" / "scan"
+    assert sorted(p.name for p in logs.glob("*.log")) == [
+        f"part-000{i}-of-0003.log" for i in (1, 2, 3)]
 
 
 def test_planted_target_runs_through_the_same_rules(finished):

@@ -41,3 +41,37 @@ def test_scan_of_a_run_without_a_genome_asks_for_one(cli, planted_tiny, tmp_path
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "records no genome" in lines[0] and "--fasta" in lines[0], lines
     assert not (tmp_path / "t").exists()
+
+
+def test_a_scattered_scan_gathers_into_the_same_files(cli, planted_tiny, tmp_path):
+    """The tiny reference scanned whole and in 3 jobs (cut inside its one sequence, at
+    chunk multiples): byte-identical BED and bigBed."""
+    whole, scattered = tmp_path / "whole", tmp_path / "scattered"
+    common = ("--model", planted_tiny.run, "--fasta", TINY_FASTA, "--chunk", "40000",
+              "--no-bigwig")  # fmt: skip
+    result = cli("scan", *common, "--out", whole)
+    assert result.returncode == 0, result.stderr
+    for index in (3, 1, 2):  # in any order
+        result = cli("scan", *common, "--out", scattered, "--part", f"{index}/3")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["part"] == index
+    assert not (scattered / "scan.json").exists()
+    result = cli("scan", *common, "--out", scattered, "--gather", "3")
+    assert result.returncode == 0, result.stderr
+    for name in ("motif_sites.bed", "motif_sites.bb", "motif_sites.track.bed"):
+        assert (scattered / name).read_bytes() == (whole / name).read_bytes(), name
+    assert json.loads((scattered / "scan.json").read_text())["parts"] == 3
+
+
+def test_a_gather_with_a_part_missing_or_bad_options_is_one_line(cli, planted_tiny, tmp_path):
+    common = ("--model", planted_tiny.run, "--fasta", TINY_FASTA, "--out", tmp_path / "o")
+    for args, message in ((("--gather", "2"), "part-0001-of-0002.npz: missing"),
+                          (("--part", "3/2"), "--part '3/2': I must be between 1 and N"),
+                          (("--part", "x"), "--part 'x': give I/N"),
+                          (("--part", "1/2", "--gather", "2"), "--part or --gather, not both"),
+                          (("--chunk", "0"), "0 is not in the range x>=1")):  # fmt: skip
+        result = cli("scan", *common, *args)
+        assert result.returncode == 2, args
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], lines
+    assert not (tmp_path / "o" / "scan.json").exists()
