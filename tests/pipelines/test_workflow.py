@@ -265,7 +265,8 @@ def test_slurm_profile_resolves(tmp_path):
                        "--configfile", TINY_CONFIG)  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     train = result.stdout.split("rule train:")[1].split("Shell command")[0]
-    assert "slurm_partition=gpu" in train and "gres=gpu:1" in train
+    # One GPU request (the rule's gpu=1; no gres beside it, which the plugin refuses).
+    assert "slurm_partition=gpu" in train and "gpu=1" in train and "gres=" not in train
 
 
 def test_killed_run_redoes_only_unfinished_jobs(tmp_path):
