@@ -336,6 +336,49 @@ def bench_variants(run, out, n_variants, spacing, reference, compare, section, t
     click.echo(f"wrote {path}")
 
 
+def _parse_sizes(ctx, param, value: str) -> list[str]:
+    """``--sizes 100M,300M,1G`` as size labels (a click callback: bad input is a usage error)."""
+    from .scale import parse_size, size_label
+
+    try:
+        sizes = [size_label(parse_size(s)) for s in str(value).split(",") if s.strip()]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    if not sizes:
+        raise click.BadParameter("give at least one size")
+    return list(dict.fromkeys(sizes))
+
+
+@main.command("scale")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="Folder for the genomes, runs and bench_scale.json.")  # fmt: skip
+@click.option("--sizes", default="100M,300M,1G", show_default=True, callback=_parse_sizes,
+              help="Comma-separated genome sizes (decimal units: 2M, 100M, 1G).")  # fmt: skip
+@click.option("--resume/--no-resume", default=True, show_default=True,
+              help="Keep the steps bench_scale.json has measured (off: a new file, every step "
+              "measured again).")  # fmt: skip
+@click.option("--variants", "n_variants", type=click.IntRange(min=1), default=100_000,
+              show_default=True, help="Random SNVs scored by `variants` at every size.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the genomes and the SNVs.")
+@click.option("--prune", is_flag=True, help="Remove a size's tracks and dataset once all its "
+              "steps are measured (at 1 Gb they take ~25 GB).")  # fmt: skip
+@click.option("--set", "sets", multiple=True, help="Another `train --set` for every size "
+              "(after the benchmark's budget).")  # fmt: skip
+@_benchmarks_md_option
+def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, benchmarks_md) -> None:
+    """Time and peak memory of dataset, train, export, scan, variants and report on genomes
+    of each size built from real sequence (resumable: finished steps are kept)."""
+    import shlex
+
+    from .scale import run_scale_benchmark
+
+    command = shlex.join(["python", "-m", "benchmarks", *sys.argv[1:]]) if sys.argv[1:] else None
+    path = run_scale_benchmark(out, sizes, benchmarks_md=benchmarks_md, resume=resume,
+                               variants=n_variants, seed=seed, extra_settings=tuple(sets),
+                               prune=prune, command=command, log=click.echo)  # fmt: skip
+    click.echo(f"wrote {path}")
+
+
 @main.command("seeds")
 @click.option("--model", "runs", required=True, multiple=True, type=click.Path(path_type=Path),
               help="An exported run of the setting (repeat: one per seed).")  # fmt: skip

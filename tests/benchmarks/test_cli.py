@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import REPO
 
 BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
-              "pipeline", "planted", "planted-data", "scan", "scan-load", "seeds", "sparse-layer",
+              "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds", "sparse-layer",
               "splicing", "variants")  # fmt: skip
 
 
