@@ -9,8 +9,8 @@ import pytest
 from tests.conftest import REPO
 
 BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
-              "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds", "sparse-layer",
-              "splicing", "variants")  # fmt: skip
+              "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds",
+              "sparse-layer", "splicing", "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
