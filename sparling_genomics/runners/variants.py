@@ -114,7 +114,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
                 effects = score_alleles(model, genome.fetch, alleles, classes, context=context,
                                         distance=distance, device=torch_device)  # fmt: skip
                 writer.write(records, jobs, effects, genome)
-                counter.update(len(alleles))
+                counter.update(sum(a.skip is None for r in records for a in r.alleles))
 
             pending, n_alleles = [], 0
             for record in reader.records():
