@@ -590,6 +590,8 @@ def render_markdown(result: dict, json_path: Path) -> str:
     """The BENCHMARKS.md section of ``result`` (sizes measured so far, and which are not)."""
     sizes = measured_sizes(result)
     labels = [k for k, _ in sizes]
+    if Path(json_path).resolve().is_relative_to(REPO):  # as the repository names it
+        json_path = Path(json_path).resolve().relative_to(REPO)
     lines = [
         "## Scale: every verb on 100 Mb, 300 Mb and 1 Gb genomes built from real sequence",
         "",
@@ -647,8 +649,8 @@ def render_markdown(result: dict, json_path: Path) -> str:
                          f"{g['time_ratio']:.2f} | {g['per_base_ratio']:.2f} | "
                          f"{'yes' if g['within_linear'] else '**no**'} | "
                          f"{g['memory_ratio']:.2f} |")  # fmt: skip
-    lines += ["", "Floors (issue 55; provisional: judged at the sizes measured so far, not yet "
-              "at 100 Mb and 1 Gb):", "", "| floor | measured | verdict |", "|---|---|---|"]
+    lines += ["", "Floors (issue 55; provisional until both 100 Mb and 1 Gb are measured):", "",
+              "| floor | measured | verdict |", "|---|---|---|"]
     for f in floors(result):
         lines.append(f"| {f['floor']} | {f['value']} | {_verdict(f['met'], f['final'])} |")
     return "\n".join(lines)
