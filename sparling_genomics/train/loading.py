@@ -54,9 +54,9 @@ def _check_recorded_files(run: Path, config, given: set[str]) -> None:
             continue
         text = str(_dig(raw, key) or value)
         looked = ", ".join(str(c) for c in recorded_candidates(text, run))
-        option = "--dataset PATH" if key == "data.dataset" else f"--set {key}=PATH"
-        raise InputError(f"{run}: {key} {text} is not there (looked for {looked}); "
-                         f"give {option}")  # fmt: skip
+        fix = ("give --dataset PATH" if key == "data.dataset" else
+               f"put it back there, or edit {key} in {config_path(run)}")  # fmt: skip
+        raise InputError(f"{run}: {key} {text} is not there (looked for {looked}); {fix}")
 
 
 def _dig(mapping: dict, key: str):
