@@ -364,8 +364,11 @@ def _parse_sizes(ctx, param, value: str) -> list[str]:
               "steps are measured (at 1 Gb they take ~25 GB).")  # fmt: skip
 @click.option("--set", "sets", multiple=True, help="Another `train --set` for every size "
               "(after the benchmark's budget).")  # fmt: skip
+@click.option("--bfloat16", is_flag=True, help="At the smallest size, also scan with "
+              "`--precision bfloat16` and compare its sites with the float32 scan's.")
 @_benchmarks_md_option
-def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, benchmarks_md) -> None:
+def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, bfloat16,
+                benchmarks_md) -> None:  # fmt: skip
     """Time and peak memory of dataset, train, export, scan, variants and report on genomes
     of each size built from real sequence (resumable: finished steps are kept)."""
     import shlex
@@ -375,7 +378,8 @@ def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, benchmarks_md
     command = shlex.join(["python", "-m", "benchmarks", *sys.argv[1:]]) if sys.argv[1:] else None
     path = run_scale_benchmark(out, sizes, benchmarks_md=benchmarks_md, resume=resume,
                                variants=n_variants, seed=seed, extra_settings=tuple(sets),
-                               prune=prune, command=command, log=click.echo)  # fmt: skip
+                               prune=prune, bfloat16=bfloat16, command=command,
+                               log=click.echo)  # fmt: skip
     click.echo(f"wrote {path}")
 
 

@@ -11,7 +11,8 @@ main-phase samples and the same validation/test windows at every size, annealing
 model sits at the default final density from the start and its scan writes as many sites a
 base as a fully trained model; its cost is meant to be constant), ``export``, ``scan`` (the
 whole genome: BED9, bigBed, bigWigs, browser files), ``variants`` (the 100k SNVs) and
-``report``.
+``report``; with ``--bfloat16``, at the smallest size also ``scan --precision bfloat16``
+(its rate, and how many of its sites the float32 scan has: :func:`site_agreement`).
 
 Peak memory: each step runs under a small launcher process (:data:`LAUNCHER`, a few lines
 of Python started afresh for that step alone) that waits for it and reports
@@ -67,6 +68,9 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "make_scale_genome.py"
 CLI = [sys.executable, "-m", "sparling_genomics.cli"]
 STEPS = ("dataset", "train", "export", "scan", "variants", "report")
+# Measured at the smallest size only, after its steps: the scan again with bfloat16 arithmetic
+# (``scan --precision bfloat16``), its time and its sites' agreement with the float32 scan.
+BF16_STEP = "scan_bfloat16"
 # Steps whose work grows with the genome, and those whose work is fixed by design.
 GROWING = ("dataset", "scan")
 FIXED = {"train": "fixed sample budget", "export": "fixed test windows",
@@ -149,6 +153,10 @@ class SizePaths:
         return self.root / "tracks"
 
     @property
+    def tracks_bf16(self) -> Path:
+        return self.root / "tracks_bfloat16"
+
+    @property
     def variants(self) -> Path:
         return self.root / "variants"
 
@@ -162,7 +170,7 @@ class SizePaths:
     def outputs(self, step: str) -> Path:
         """What ``step`` writes (removed before it runs again)."""
         return {"dataset": self.dataset, "train": self.run, "export": motifs_dir(self.run),
-                "scan": self.tracks, "variants": self.variants,
+                "scan": self.tracks, BF16_STEP: self.tracks_bf16, "variants": self.variants,
                 "report": self.report}[step]  # fmt: skip
 
 
@@ -176,6 +184,8 @@ def step_command(step: str, paths: SizePaths, train_settings: tuple[str, ...]) -
                   *[a for s in train_settings for a in ("--set", s)]],
         "export": ["export", "--model", p.run],
         "scan": ["scan", "--model", p.run, "--fasta", p.fasta, "--out", p.tracks],
+        BF16_STEP: ["scan", "--model", p.run, "--fasta", p.fasta, "--out", p.tracks_bf16,
+                    "--precision", "bfloat16"],
         "variants": ["variants", "--model", p.run, "--vcf", p.vcf, "--out", p.variants,
                      "--fasta", p.fasta, "--gff", p.gff],
         "report": ["report", "--model", p.run, "--scan", p.tracks, "--variants", p.variants,
@@ -349,8 +359,9 @@ def step_details(step: str, paths: SizePaths) -> dict:
             m = read_run_json(metrics_path(paths.run), "made by `train`")
             return {k: m.get(k) for k in ("samples_seen", "stopped_by", "wall_seconds")} | {
                 "mean_topk": (m.get("e2e") or {}).get("mean_topk")}
-        if step == "scan":
-            s = read_run_json(paths.tracks / SCAN_SUMMARY, "made by `scan`")
+        if step in ("scan", BF16_STEP):
+            tracks = paths.tracks if step == "scan" else paths.tracks_bf16
+            s = read_run_json(tracks / SCAN_SUMMARY, "made by `scan`")
             return {k: s.get(k) for k in ("sequences", "bases", "motifs", "sites",
                                           "scan_seconds", "total_seconds")}  # fmt: skip
         if step == "variants":
@@ -359,6 +370,23 @@ def step_details(step: str, paths: SizePaths) -> dict:
     except Exception as exc:  # details are extras: a missing or changed summary is noted
         return {"details_error": str(exc)[:200]}
     return {}
+
+
+def site_agreement(bed: Path, other: Path) -> dict:
+    """How many sites two scans' BED files share (a site: sequence, start, end, motif and
+    strand; scores aside): counts, shared, and the Jaccard index."""
+
+    def keys(path: Path) -> np.ndarray:
+        with open(path) as handle:
+            rows = [hash("\t".join((f := line.split("\t", 6))[:4] + f[5:6]))
+                    for line in handle if not line.startswith(("track", "#", "browser"))]
+        return np.unique(np.asarray(rows, dtype=np.int64))
+
+    a, b = keys(bed), keys(other)
+    shared = int(len(np.intersect1d(a, b, assume_unique=True)))
+    union = len(a) + len(b) - shared
+    return {"float32_sites": int(len(a)), "bfloat16_sites": int(len(b)), "shared": shared,
+            "jaccard": round(shared / union, 5) if union else 1.0}
 
 
 # -- the run --------------------------------------------------------------------------------------
@@ -379,13 +407,15 @@ def run_scale_benchmark(
     substitution_rate: float = 0.01,
     extra_settings: tuple[str, ...] = (),
     prune: bool = False,
+    bfloat16: bool = False,
     command: str | None = None,
     runner: Callable[[list[str], Path], dict] = measure_command,
     prepare: Callable[..., dict] = prepare_inputs,
     log: Callable[[str], None] = print,
 ) -> Path:
     """Measure every step at every size (skipping those ``bench_scale.json`` has, unless
-    ``resume`` is off); the JSON path. ``runner`` and ``prepare`` are replaced in tests."""
+    ``resume`` is off), and with ``bfloat16`` the smallest size's :data:`BF16_STEP`; the
+    JSON path. ``runner`` and ``prepare`` are replaced in tests."""
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     path = out / JSON_NAME
@@ -453,11 +483,32 @@ def run_scale_benchmark(
                                     "summary": step_details(step, paths)}  # fmt: skip
             for later in STEPS[STEPS.index(step) + 1 :]:  # they used what this step replaced
                 entry["steps"].pop(later, None)
+            if step in STEPS[: STEPS.index("scan") + 1]:
+                entry.pop(BF16_STEP, None)
             save()
             log(f"{label}: {step}: {measured['seconds']:.1f} s, "
                 f"{measured['peak_rss_gb']:.2f} GB peak")  # fmt: skip
+        smallest = label == min(labels, key=parse_size)
+        if (bfloat16 and smallest and all(s in entry["steps"] for s in STEPS)
+                and BF16_STEP not in entry):  # fmt: skip
+            target = paths.outputs(BF16_STEP)
+            if target.is_dir():
+                shutil.rmtree(target)
+            cmd = step_command(BF16_STEP, paths, train_settings)
+            log(f"{label}: {BF16_STEP}: {shlex.join(cmd[2:])}")
+            measured = runner(cmd, paths.log(BF16_STEP))
+            if measured["exit_code"] == 0:
+                entry[BF16_STEP] = {**measured, "bases": bases, "finished": _now(),
+                                    "summary": step_details(BF16_STEP, paths),
+                                    "agreement": site_agreement(
+                                        paths.tracks / "motif_sites.bed",
+                                        paths.tracks_bf16 / "motif_sites.bed")}  # fmt: skip
+                save()
+            else:
+                log(f"{label}: {BF16_STEP} failed (exit {measured['exit_code']}); see "
+                    f"{paths.log(BF16_STEP)}")  # fmt: skip
         if prune and all(s in entry["steps"] for s in STEPS):
-            for target in (paths.tracks, paths.dataset):
+            for target in (paths.tracks, paths.tracks_bf16, paths.dataset):
                 shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
             entry["pruned"] = "tracks and dataset removed after measuring"
             save()
@@ -636,6 +687,15 @@ def render_markdown(result: dict, json_path: Path) -> str:
                                                      for _, v in sizes) + " |")  # fmt: skip
     lines.append("| `scan` rate (model pass alone) | " + " | ".join(
         _scan_rate(v) for _, v in sizes) + " |")  # fmt: skip
+    for k, v in sizes:
+        fast = v.get(BF16_STEP)
+        if fast:
+            agree = fast["agreement"]
+            lines += ["", f"`scan --precision bfloat16` at {k}: {_cell(fast)}, "
+                      f"{fast['bases'] / fast['seconds'] / 1e6:.2f} Mb/s whole "
+                      f"(float32: {_scan_rate(v)}); {agree['bfloat16_sites']:,} sites against "
+                      f"float32's {agree['float32_sites']:,}, {agree['shared']:,} shared "
+                      f"(Jaccard {agree['jaccard']:.4f})."]  # fmt: skip
     rows = growth(result)
     if rows:
         lines += ["", "Growth (larger size / smaller): time per base <= x1.20 is within 20% of "

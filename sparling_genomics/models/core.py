@@ -10,9 +10,11 @@ model their logits enter the sparse layer as channels of their own (each with it
 threshold and density) beside the learned channels, and their log-probabilities are added to
 ``h``'s class logits as a residual, so the learned channels are free for other signals.
 
-All classes run as one network: the first convolution spans the widest window and a fixed
-mask zeroes each class's taps outside its own window; the 1x1 layers are grouped convolutions
-(one group per class). Convolutions are channels-last 2-D ones, as in ``motif.py``. There is
+All classes share one set of weights: the first convolution spans the widest window (each
+class's taps outside its own window are never read: each class convolves with its own slice
+of the kernel, so a genome scan pays for each window's width, not the widest one's) and the
+1x1 layers are grouped convolutions (one group per class), run a class at a time.
+Convolutions are channels-last 2-D ones, as in ``motif.py``. There is
 no normalisation or dropout, so train and eval mode compute the same function.
 
 Class ``i`` of the core stands for label value ``i + 1`` (label 0 is the background class).
@@ -23,6 +25,13 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+
+def _group(tensor: torch.Tensor, i: int, groups: int) -> torch.Tensor:
+    """Group ``i`` of ``groups`` equal slices of ``tensor``'s first dimension (a grouped
+    convolution's weights or bias for one class)."""
+    size = tensor.shape[0] // groups
+    return tensor[i * size : (i + 1) * size]
 
 
 class SiteCore(nn.Module):
@@ -58,16 +67,13 @@ class SiteCore(nn.Module):
         self.up = max(u for u, _ in self.windows)
         self.down = max(d for _, d in self.windows)
         width = self.up + self.down + 1
+        # Tap j reads base p - up + j; class i reads only its own [p - u, p + d].
         self.first = nn.Conv2d(4, n * hidden, (1, width))
-        mask = torch.zeros(n * hidden, 1, 1, width)
-        for i, (u, d) in enumerate(self.windows):
-            # Tap j reads base p - up + j: keep the class's own [p - u, p + d].
-            mask[i * hidden : (i + 1) * hidden, :, :, self.up - u : self.up + d + 1] = 1.0
-        self.register_buffer("mask", mask, persistent=False)
         body: list[nn.Module] = []
         for k in range(layers):
             last = k == layers - 1
-            body += [nn.ReLU(), nn.Conv2d(n * hidden, n * (1 if last else hidden), 1, groups=n)]
+            body += [nn.ReLU(inplace=True),
+                     nn.Conv2d(n * hidden, n * (1 if last else hidden), 1, groups=n)]  # fmt: skip
         self.body = nn.Sequential(*body)
         # Set by the trainer once the core phase ends (saved with the weights).
         self.register_buffer("trained", torch.tensor(False))
@@ -99,8 +105,18 @@ class SiteCore(nn.Module):
     def _valid(self, x: torch.Tensor) -> torch.Tensor:
         """Logits at the positions whose whole window lies inside ``x``."""
         x = x.unsqueeze(2).contiguous(memory_format=torch.channels_last)
-        z = F.conv2d(x, self.first.weight * self.mask, self.first.bias)
-        return self.body(z).squeeze(2).contiguous()
+        width = x.shape[-1] - self.up - self.down
+        n = len(self.classes)
+        out = []
+        for i, (u, d) in enumerate(self.windows):
+            lo = self.up - u  # the class's first tap
+            z = F.conv2d(x[..., lo : lo + width + u + d], _group(self.first.weight, i, n)
+                         [..., lo : self.up + d + 1], _group(self.first.bias, i, n))  # fmt: skip
+            for layer in self.body:
+                z = layer(z) if isinstance(layer, nn.ReLU) else F.conv2d(
+                    z, _group(layer.weight, i, n), _group(layer.bias, i, n))  # fmt: skip
+            out.append(z)
+        return torch.cat(out, dim=1).squeeze(2).contiguous()
 
     def crop(self, s: torch.Tensor) -> torch.Tensor:
         """``s`` at the output positions (the input minus ``context // 2`` per side)."""

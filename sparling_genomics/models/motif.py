@@ -36,7 +36,7 @@ class ResidualUnit(nn.Module):
         self.conv = _conv(channels, channels, kernel)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.conv(torch.relu(self.norm(x)))
+        return x + self.conv(torch.relu_(self.norm(x)))
 
 
 class MotifModel1D(nn.Module):
@@ -72,7 +72,7 @@ class MotifModel1D(nn.Module):
         """Motif logits ``(N, K, L)`` of one strand."""
         h = x.unsqueeze(2).contiguous(memory_format=torch.channels_last)
         h = self.units(self.stem(h))
-        return self.out(torch.relu(self.out_norm(h))).squeeze(2)
+        return self.out(torch.relu_(self.out_norm(h))).squeeze(2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.forward_with_strand(x)[0]
@@ -113,7 +113,7 @@ class ResidualUnit2D(nn.Module):
         self.conv = nn.Conv2d(channels, channels, kernel, padding=kernel // 2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.conv(torch.relu(self.norm(x)))
+        return x + self.conv(torch.relu_(self.norm(x)))
 
 
 class MotifModel2D(nn.Module):

@@ -53,13 +53,15 @@ def scan_run_to_tracks(
     bigwig: bool = True,
     part: tuple[int, int] | None = None,
     gather: int | None = None,
+    precision: str = "float32",
 ) -> dict:
     """Scan ``fasta`` (None: the genome the run's dataset was built from; an error where the
     run records none) with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
     bigWigs, the browser files (``export.browser``) and, last, ``scan.json`` (this summary,
     the mark of a finished scan) to ``out``. Motifs (ids, names, trimmed spans) come from
     ``motifs_dir`` (default ``RUN/motifs``, made by ``export``). ``part=(i, n)``: scan only
-    job i of n into ``OUT/parts/``; ``gather=n``: write the files from those n parts."""
+    job i of n into ``OUT/parts/``; ``gather=n``: write the files from those n parts;
+    ``precision``: the model's arithmetic (``export.scan.PRECISIONS``)."""
     run, out = Path(run), Path(out)
     motifs, offsets = _exported_motifs(run, motifs_dir, out)
     _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
@@ -68,13 +70,13 @@ def scan_run_to_tracks(
     rf = int(model.g.receptive_field)
     began = time.perf_counter()
     if part is not None:
-        return _scan_part(model, genome, out, part, chunk, torch_device)
+        return _scan_part(model, genome, out, part, chunk, torch_device, precision)
     if gather is not None:
-        tables, scan_seconds = _gather_parts(genome, out, gather, chunk)
+        tables, scan_seconds = _gather_parts(genome, out, gather, chunk, precision)
     else:
         with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
             tables = scan_genome(model, genome, chunk=chunk, device=torch_device,
-                                 progress=counter.update)  # fmt: skip
+                                 progress=counter.update, precision=precision)  # fmt: skip
         scan_seconds = time.perf_counter() - began
     out.mkdir(parents=True, exist_ok=True)
     bed = out / "motif_sites.bed"
@@ -102,6 +104,7 @@ def scan_run_to_tracks(
         "sequences": len(genome.lengths),
         "bases": int(sum(genome.lengths.values())),
         "device": str(torch_device),
+        "precision": precision,
         "motifs": len(motifs),
         "sites": int(sum(len(t) for t in tables)),
         "bed_rows": n_rows,
@@ -165,7 +168,7 @@ def _genome_key(genome: Genome) -> str:
 
 
 def _scan_part(model, genome: Genome, out: Path, part: tuple[int, int], chunk: int,
-               device) -> dict:  # fmt: skip
+               device, precision: str) -> dict:  # fmt: skip
     """Scan job ``part = (i, n)`` and keep its sites in ``OUT/parts/`` (atomically)."""
     index, parts = part
     pieces = plan_pieces(genome.lengths, parts, chunk)[index - 1]
@@ -173,7 +176,7 @@ def _scan_part(model, genome: Genome, out: Path, part: tuple[int, int], chunk: i
     bases = sum(p.end - p.start for p in pieces)
     with Counter(f"scan part {index}/{parts}", total=bases, unit="bp") as counter:
         tables = scan_pieces(model, genome, pieces, chunk=chunk, device=device,
-                             progress=counter.update)  # fmt: skip
+                             progress=counter.update, precision=precision)  # fmt: skip
     seconds = time.perf_counter() - began
     path = part_path(out, index, parts)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -185,6 +188,7 @@ def _scan_part(model, genome: Genome, out: Path, part: tuple[int, int], chunk: i
                  strand=_joined(tables, "strand", np.int8),
                  score=_joined(tables, "score", np.float32),
                  meta=np.array(json.dumps({"part": index, "parts": parts, "chunk": chunk,
+                                           "precision": precision,
                                            "genome": _genome_key(genome),
                                            "seconds": seconds})))  # fmt: skip
     return {"part": index, "parts": parts, "pieces": len(pieces), "bases": int(bases),
@@ -197,11 +201,11 @@ def _joined(tables: list[SiteTable], field: str, dtype) -> np.ndarray:
     return np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype)
 
 
-def _gather_parts(genome: Genome, out: Path, parts: int, chunk: int,
+def _gather_parts(genome: Genome, out: Path, parts: int, chunk: int, precision: str,
                   ) -> tuple[list[SiteTable], float]:  # fmt: skip
     """The sites of the ``parts`` jobs in ``OUT/parts/`` as one table per sequence, and the
     seconds the jobs scanned for; a one-line error for a missing part or one scanned from
-    another genome or chunk size."""
+    another genome, chunk size or precision."""
     tables, seconds = [], 0.0
     for index in range(1, parts + 1):
         path = part_path(out, index, parts)
@@ -212,6 +216,9 @@ def _gather_parts(genome: Genome, out: Path, parts: int, chunk: int,
             if meta["genome"] != _genome_key(genome) or meta["chunk"] != chunk:
                 raise InputError(f"{path}: scanned from another genome or --chunk than this "
                                  "gather's; scan the parts again")  # fmt: skip
+            if meta.get("precision", "float32") != precision:
+                raise InputError(f"{path}: scanned with --precision {meta['precision']}, "
+                                 f"this gather has {precision}; give the same precision")
             seconds += float(meta["seconds"])
             ends = np.cumsum(z["count"])
             for seqid, end, count in zip(z["seqid"], ends, z["count"]):

@@ -470,7 +470,7 @@ def test_end_to_end_at_one_megabase(tmp_path):
     sets = ["train.core_samples=100", "train.final_samples=100", "train.max_samples=100",
             "data.test_windows=60", "data.val_windows=20", "train.eval_every=100"]  # fmt: skip
     command = [sys.executable, "-m", "benchmarks", "scale", "--out", str(tmp_path / "s"),
-               "--sizes", "1M", "--variants", "500", "--benchmarks-md", str(md),
+               "--sizes", "1M", "--variants", "500", "--benchmarks-md", str(md), "--bfloat16",
                *[a for s in sets for a in ("--set", s)]]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -483,3 +483,8 @@ def test_end_to_end_at_one_megabase(tmp_path):
     assert steps["scan"]["summary"]["bases"] == steps["scan"]["bases"] == 1_000_000
     assert steps["variants"]["summary"]["counts"]
     assert "| `scan` rate (model pass alone) |" in md.read_text()
+    fast = saved["sizes"]["1M"][scale.BF16_STEP]
+    agree = fast["agreement"]
+    assert fast["summary"]["bases"] == 1_000_000 and agree["float32_sites"] > 0
+    assert agree["shared"] <= min(agree["float32_sites"], agree["bfloat16_sites"])
+    assert 0.5 < agree["jaccard"] <= 1 and "`scan --precision bfloat16` at 1M" in md.read_text()

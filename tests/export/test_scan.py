@@ -182,3 +182,32 @@ def test_pieces_scanned_apart_give_the_whole_scan(model, tmp_path):
         for a, b in zip(whole, joined):
             for field in ("position", "channel", "strand", "score"):
                 assert np.array_equal(getattr(a, field), getattr(b, field)), (parts, a.seqid)
+
+
+def test_bfloat16_scan_keeps_nearly_every_site_and_float32_is_the_default(core_model):
+    codes = np.random.default_rng(5).integers(0, 4, 6000).astype(np.uint8)
+    exact = _all(core_model, codes, 2000)
+    fast = list(scan_codes(core_model, "s", codes, chunk=2000, precision="bfloat16"))
+    fast_sites = set(zip(*(np.concatenate([getattr(p, k) for p in fast]).tolist()
+                           for k in ("position", "strand", "channel"))))  # fmt: skip
+    exact_sites = set(zip(*(a.tolist() for a in exact)))
+    assert len(exact_sites) > 20
+    assert len(fast_sites & exact_sites) / len(fast_sites | exact_sites) > 0.8
+    assert exact_sites == set(zip(*(a.tolist() for a in _all(core_model, codes, 777))))
+    with pytest.raises(ValueError, match="precision 'float16'"):
+        next(scan_codes(core_model, "s", codes, precision="float16"))
+
+
+def test_core_reads_only_each_class_window(core_model):
+    """A base outside a class's own window never changes that class's logit."""
+    core = core_model.core
+    codes = np.random.default_rng(6).integers(0, 4, 200).astype(np.uint8)
+    x = torch.from_numpy(one_hot(codes)[None])
+    base = core(x)
+    codes[100] = (codes[100] + 1) % 4
+    changed = torch.from_numpy(one_hot(codes)[None])
+    delta = (core(changed) - base)[0].abs() > 0
+    for i, (up, down) in enumerate(core.windows):
+        moved = set(np.nonzero(delta[i].numpy())[0].tolist())
+        # Position p reads bases p - up .. p + down, so base 100 moves p in 100 - down .. 100 + up.
+        assert moved and moved <= set(range(100 - down, 100 + up + 1))
