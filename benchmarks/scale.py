@@ -314,13 +314,15 @@ def write_random_snvs(fasta: Path, vcf: Path, n: int, seed: int = 0) -> dict:
 
 def prepare_inputs(paths: SizePaths, bases: int, settings: dict, runner=measure_command) -> dict:
     """The size's genome (made now, or reused when its summary has the same size, seed and
-    rate) and its random SNVs (reused when made for that genome with the same count and
-    seed); what was done and how long it took."""
+    rate and its files are there: a clone keeps the summary alone) and its random SNVs
+    (reused when made for that genome with the same count and seed); what was done and how
+    long it took."""
     made: dict = {}
     summary = read_json_or_none(paths.genome_summary)
-    same = summary is not None and (summary.get("requested_bases"), summary.get("seed"),
-        summary.get("requested_rate")) == (bases, settings["seed"],
-        settings["substitution_rate"])  # fmt: skip
+    files = (paths.fasta, Path(f"{paths.fasta}.fai"), paths.gff)
+    same = summary is not None and all(f.is_file() for f in files) and (
+        summary.get("requested_bases"), summary.get("seed"), summary.get("requested_rate")
+    ) == (bases, settings["seed"], settings["substitution_rate"])
     if not same:
         paths.vcf_summary.unlink(missing_ok=True)  # SNVs of another genome
         command = [sys.executable, str(SCRIPT), "--size", str(bases), "--out",

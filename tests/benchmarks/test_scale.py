@@ -293,6 +293,9 @@ def test_inputs_are_reused_when_made_with_the_same_settings(tiled, tmp_path):
     with pytest.raises(RuntimeError, match="genome failed"):  # another seed: made again
         scale.prepare_inputs(paths, tiled["size"], {**settings, "seed": 1},
                              runner=FakeRunner(fail_at="generate"))  # fmt: skip
+    paths.fasta.unlink()  # a clone keeps the summary, not the genome: made again
+    with pytest.raises(RuntimeError, match="genome failed"):
+        scale.prepare_inputs(paths, tiled["size"], settings, runner=FakeRunner(fail_at="generate"))
 
 
 def test_peak_rss_is_each_childs_own(tmp_path):
