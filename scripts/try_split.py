@@ -8,11 +8,11 @@ idle-split rule (``train/channel_split.py``) was first tried, and needs the run'
 
 Trains at the run's final density with Adam at the final phase's learning rate (constant),
 batches drawn from indices past any run's, seed 0. Measured 2026-12-04 on the AMD host on
-``bench_runs/planted_i24i/sparling_seed2`` (test exact match 78.1%, validation 0.791): split,
-validation 0.914 / 0.961 / 0.964 after 25k / 50k / 75k samples, test 97.1% after 150k; a first
-version of this script (the noise from torch's global generator) got test 95.4%, and without
-the split (control, 100k) 77.4%. On ``draw2_seed0`` (that first version): validation 0.708 ->
-0.851 after 100k samples.
+``bench_runs/archive/planted_i24i/sparling_seed2`` (test exact match 78.1%, validation 0.791):
+split, validation 0.914 / 0.961 / 0.964 after 25k / 50k / 75k samples, test 97.1% after 150k; a
+first version of this script (the noise from torch's global generator) got test 95.4%, and
+without the split (control, 100k) 77.4%. On ``draw2_seed0`` (that first version): validation
+0.708 -> 0.851 after 100k samples.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ sample count whatever accuracy does: by ``s`` samples into an initialisation at 
 annealing behind takes one step whatever the bar (a *forced* step, counted apart). Algorithm 1
 alone decides while it keeps ahead of that line. No preset uses it: on the planted default set
 at N = 450k it forced steps while one seed's accuracy sat at 0.63 and left two channels dead
-(``bench_runs/planted_i24``).
+(``bench_runs/archive/planted_i24``).
 
 A *held* evaluation (the task is not yet its final task: a curriculum still growing) moves
 the bar as usual but never tightens, and the deadline counts from the last held one. A

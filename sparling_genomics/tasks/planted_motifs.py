@@ -142,11 +142,11 @@ class PlantedModel:
 # The budget is samples: Algorithm 1 is a function of samples seen (the bar falls per sample),
 # so a run ends where its schedule ends (540k-755k samples on the default set, 665k-965k on
 # two of three 300-bp random draws) or at max_samples (1.5M: draw 2, whose steps were taken
-# back 16 times, bench_runs/planted_i24h), on any machine; max_seconds is a cap for a
+# back 16 times, bench_runs/archive/planted_i24h), on any machine; max_seconds is a cap for a
 # machine far slower than 2 cores, reported when it ends a run. No annealing deadline
 # (finish_by_samples 0): with one at 450k seed 2 collapsed (forced steps while accuracy sat
 # at 0.63 left two channels dead: exact match 39.6% against 86.0% without;
-# bench_runs/planted_i24).
+# bench_runs/archive/planted_i24).
 # Motif blocks of 2 channels (sparsity/blocks.py): with one channel per motif, seeds 0/1/2 of
 # the default set reached exact match 89.5/38.5/63.2% (a channel died as the density fell);
 # with blocks of 2, 96.5/96.7/91.7% with the identifiability conditions met on every seed
@@ -165,7 +165,7 @@ DEFAULTS = {
         "final_samples": 250_000,
         "final_lr_schedule": "cosine",
         # A fresh initialisation when validation exact match is under 5% after 100k samples:
-        # every run of bench_runs/planted_i24c but one passed 5% by 45k; draw 3 sat at loss
+        # every run of bench_runs/archive/planted_i24c but one passed 5% by 45k; draw 3 sat at loss
         # ~42-58, exact match 0-1%, for 320k samples (it never left the untrained loss).
         "plateau_restart_samples": 100_000,
     },
@@ -177,7 +177,7 @@ DEFAULTS = {
         # last evaluations before it) is taken back and retaken smaller, at most 4 times a
         # run; the step into the final phase is not watched (train/rollback.py). The first
         # form (reference: the step's own evaluation, no cap) took seed 0 69.7 -> 96.7% but
-        # took draw 2 back 16 times, to 59.6% (bench_runs/planted_i24h); this one, one host:
+        # took draw 2 back 16 times, to 59.6% (bench_runs/archive/planted_i24h); this one, one host:
         # 97.3/97.1/78.1% and draws 90.5/72.4/83.4% (planted_i24i).
         "rollback_samples": 50_000,
         # Every 50k samples once the density is within 1.5x the true one, the busiest motif is

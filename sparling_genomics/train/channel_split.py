@@ -1,6 +1,6 @@
 """Splitting the busiest motif into an idle one during training (the idle-channel rule).
 
-Seen on the planted task (``bench_runs/planted_i24i``): a run can end with one motif channel
+Seen on the planted task (``bench_runs/archive/planted_i24i``): a run can end with one motif channel
 carrying two of the planted motifs and another channel idle: ``h`` needs it on under a fifth of
 the inputs a median channel is needed on (``evaluate/identifiability.py``). Near the true
 density the shared channel has one motif's firing budget, so it misses sites of both (seed 2:
@@ -28,7 +28,7 @@ without recovering) gets a look first (when one is due by the rules above): a mo
 left idle is answered by a split and the step stands -- taking it back would undo the split.
 A look at the evaluation that takes a step would see the model before it has trained at the
 new density; one at the rollback has given it W samples to recover on its own. **Off in the
-presets: it hurt both runs it can change** (``bench_runs/planted_i24k_on_rollback``, the
+presets: it hurt both runs it can change** (``bench_runs/archive/planted_i24k_on_rollback``, the
 planted runs with a step taken back within 1.5x). Draw 2 (whose look at 480k the probation
 skipped) split 0 into 6 at 530k instead of taking the step back: 87.85 -> 86.00%. Seed 2
 split 4 into 1 at 280k, where the rollback and a later split had rescued it; 50k samples on,

@@ -5,9 +5,9 @@ clears a slowly falling bar, and never undoes a step. Near the true motif densit
 can cost a motif for good: on the planted default set seed 0 took the step 0.00501 ->
 0.00376 at exact match 0.956, never came back above 0.92, the bar fell to meet the lower
 accuracy and annealing went on from there; the run ended at 69.7% test exact match with a
-motif channel lost (``bench_runs/planted_i24g``; seed 2 and draw 3 alike, at 0.951 and
+motif channel lost (``bench_runs/archive/planted_i24g``; seed 2 and draw 3 alike, at 0.951 and
 0.863). Replayed on that benchmark's six logs, the rule below fires in those three runs and
-in no other. Trained with it (``bench_runs/planted_i24h``): seed 0 69.7 -> 96.7% (four
+in no other. Trained with it (``bench_runs/archive/planted_i24h``): seed 0 69.7 -> 96.7% (four
 steps taken back), seed 2's step recovered once the pause held the next one back (92.75 ->
 92.90%), draw 3 was taken back twice and stayed (84.90 -> 84.75%: its errors are motifs that
 share k-mers), seed 1 unchanged. Draws 1 and 2, retrained on another host (AMD EPYC; Intel
@@ -18,8 +18,8 @@ test exact match was 59.55% (without the rule: 89.95% on Intel, 87.65% on AMD wi
 earlier constant final learning rate). One cause read from the logs: the reference is the
 evaluation that cleared the bar, on average ~0.02 above the three evaluations before it (all
 four planted logs checked), as much as the tolerance, so "recovered" asks for an evaluation as
-lucky as that one. Since then (``bench_runs/planted_i24i``): the reference is the mean of the
-last three evaluations at the density the step left, the step that ends annealing is not
+lucky as that one. Since then (``bench_runs/archive/planted_i24i``): the reference is the mean of
+the last three evaluations at the density the step left, the step that ends annealing is not
 watched (the final phase is its recovery: draw 2 on Intel without the rule went from 0.81 to
 0.90 over 250k final samples; on AMD with the rule four rollbacks out of the final phase
 spent its last 470k samples), and a run takes at most ``rollback_limit`` (4) steps back,
