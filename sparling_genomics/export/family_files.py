@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..evaluate.family_effect import effect_shares, rank_by_effect
 from ..evaluate.positions import PositionSettings, enrichment_by_motif
 from ..rundir import FAMILIES_DIR, FAMILY_SITES
 from .families import (
@@ -71,3 +72,22 @@ def place_families(block: dict, families: list[MotifFamily], context, offset: in
     for entry in block["families"]:
         if entry["id"] in by_family:
             entry["positions"] = by_family[entry["id"]]
+
+
+def add_family_effects(block: dict, effects: dict) -> None:
+    """Give each family entry of ``block`` its ``effect`` block (``evaluate.family_effect``:
+    the drop in site metrics and true-site log-odds when its channels are silenced, its share
+    of the summed effect, its rank) and order the entries by effect, largest first; the
+    intact model's metrics and the windows scored go to ``block["effects"]``."""
+    shares = effect_shares(effects)
+    order = rank_by_effect(effects)
+    for entry in block["families"]:
+        measured = effects["families"].get(entry["id"])
+        if measured is not None:
+            entry["effect"] = {**{k: v for k, v in measured.items() if k != "channels"},
+                               "share": round(shares[entry["id"]], 5),
+                               "rank": order.index(entry["id"]) + 1}  # fmt: skip
+    rank = {name: i for i, name in enumerate(order)}
+    block["families"].sort(key=lambda e: rank.get(e["id"], len(rank)))
+    block["effects"] = {"windows": effects["windows"], "sites": effects["sites"],
+                        "intact": effects["intact"], "order": "effect"}  # fmt: skip

@@ -96,9 +96,17 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
             f"<td>{logo_cell(f, logos, pwms)}</td>"
             f"<td><code>{html.escape(f['consensus'])}</code></td>"
             f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
-            f"<td>{members}</td><td>{name}</td></tr>"
+            f"<td>{members}</td><td>{name}</td>{_effect_cell(f.get('effect'))}</tr>"
         )  # fmt: skip
     exported = len(summary.get("motifs") or [])
+    effects = block.get("effects")
+    ranked = ("" if not effects else
+              f" Ranked by effect: each family's channels silenced (zeroed at every position) "
+              f"on {effects['windows']:,} {html.escape(summary.get('split', 'test'))} windows; "
+              "the effect is the mean drop in the log-odds of each class at its annotated "
+              "sites (nats), beside the drop in mean top-k (intact: "
+              f"{fmt(effects['intact'].get('mean_topk'), 3)}) and the family's share of the "
+              "summed effect.")  # fmt: skip
     return [
         "<h2>Motif families</h2>",
         f"<p>{block['count']} families among {exported} exported motifs. Two motifs are linked "
@@ -112,11 +120,24 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
         f"correlated &ge; {fmt(settings.get('near_copy_similarity'), 2)} at some offset and "
         "strand, or shared sites): "
         f"{len(copies.get('redundant') or [])} of {exported} channels "
-        f"({fmt(copies.get('fraction'), 3)}).</p>",
+        f"({fmt(copies.get('fraction'), 3)}).{ranked}</p>",
         "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
         "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
+        f"{'<th>effect (nats; top-k drop; share)</th>' if effects else ''}"
         f"</tr>{''.join(rows)}</table>",
     ]
+
+
+def _effect_cell(effect: dict | None) -> str:
+    """A family's effect: the log-odds drop, the mean top-k drop and its share, or "no
+    measurable effect"."""
+    if effect is None:
+        return ""
+    if not effect.get("measurable"):
+        return "<td class=unnamed>no measurable effect</td>"
+    drop = (effect.get("drop") or {}).get("mean_topk")
+    return (f"<td class=num>{fmt(effect['effect'], 3)}; {fmt(drop, 3)}; "
+            f"{_percent(effect.get('share'))}</td>")
 
 
 def _percent(value) -> str:

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..evaluate.family_effect import family_effects
 from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
 from ..export.families import FamilySettings
-from ..export.family_files import export_families, place_families
+from ..export.family_files import add_family_effects, export_families, place_families
 from ..export.formats import write_motif_files
 from ..export.logos import write_logos
 from ..export.motifs import (
@@ -120,6 +121,15 @@ def export_run_motifs(
     )  # fmt: skip
     if dataset is not None and family_list:
         place_families(families, family_list, context, context_offset(task), settings)
+    if task.scoring == "sites" and family_list:
+        groups = model.motif_groups()  # a member's channel -> the layer channels it holds
+        members = {f.motif.id: sorted({c for m in f.members for c in groups[m.channel]})
+                   for f in family_list}  # fmt: skip
+        with Counter("export: family effects", total=len(members), unit="family") as counter:
+            effects = family_effects(model, task, split, members, device=torch_device,
+                                     batch_size=config.train.eval_batch_size)  # fmt: skip
+            counter.update(len(members))
+        add_family_effects(families, effects)
     summary = {
         "run": str(run),
         "split": split,
