@@ -29,9 +29,10 @@ rule train:
         "../envs/sparling-genomics.yaml"
     shell:
         # No --no-progress: into a log file the trainer writes a plain progress line every 30 s.
-        # The run folder is this job's alone: what an attempt that was killed left in it is
-        # removed first (train refuses a non-empty folder), so a retried job starts over.
-        "rm -rf {params.out} && OMP_NUM_THREADS={threads} {params.sg} train {params.args} "
+        # The run folder is this job's alone: a retried job (a node lost, a time limit hit)
+        # continues the killed attempt's run from its last checkpoint when the config is the
+        # same, and replaces it otherwise (--resume-if-same).
+        "OMP_NUM_THREADS={threads} {params.sg} train {params.args} --resume-if-same "
         "--out {params.out} > {log} 2>&1"
 
 

@@ -49,6 +49,9 @@ def overrides_of(seed, device, sets) -> list[dict]:
 @click.option("--baseline", is_flag=True,
               help="Train without the sparse layer (the non-sparse baseline; splicing, planted).")
 @click.option("--resume", is_flag=True, help="Continue the killed run in --out.")
+@click.option("--resume-if-same", is_flag=True,
+              help="Continue --out when it holds a killed run of this same config; otherwise "
+              "replace the run there (a retried cluster job's habit).")  # fmt: skip
 @click.option(
     "--no-progress", is_flag=True,
     help="No progress report (by default a bar on a terminal, else a plain line every 30 s).",
@@ -64,6 +67,7 @@ def train(
     dataset_path,
     baseline,
     resume,
+    resume_if_same,
     no_progress,
 ) -> None:
     """Train a Sparling model; writes the run directory OUT."""
@@ -71,7 +75,10 @@ def train(
     from ..train.progress import summary_line
     from ..train.run_config import resolve_config
     from ..train.trainer import train as run_training
+    from ..train.trainer import train_or_resume
 
+    if resume and resume_if_same:
+        raise ConfigError("give --resume or --resume-if-same, not both")
     if resume:
         if task or config_files or sets or seed is not None:
             raise ConfigError("--resume continues OUT with its saved config; drop other options")
@@ -85,7 +92,8 @@ def train(
         if baseline:
             overrides.append({"model": {"sparse_layer": False}})
         config = resolve_config(task, preset, files=list(config_files), overrides=overrides)
-        metrics = run_training(config, out, progress=not no_progress)
+        start = train_or_resume if resume_if_same else run_training
+        metrics = start(config, out, progress=not no_progress)
     click.echo(summary_line(metrics))
 
 

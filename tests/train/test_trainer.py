@@ -19,7 +19,7 @@ from sparling_genomics.rundir import (
 from sparling_genomics.train import trainer as trainer_module
 from sparling_genomics.train.checkpoint import load_checkpoint
 from sparling_genomics.train.run_config import resolve_config
-from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train
+from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train, train_or_resume
 
 from ..conftest import REPO
 
@@ -385,3 +385,37 @@ def test_a_run_that_never_learns_restarts_from_a_new_initialisation(tmp_path):
     plain = train(tiny(), tmp_path / "c", progress=False)
     assert plain["plateau_restarts"] == 0
     assert not any("restart" in r for r in read_log(tmp_path / "c"))
+
+
+def test_train_or_resume_continues_a_killed_run_of_the_same_config_only(tmp_path, monkeypatch):
+    """What a retried pipeline job does (`train --resume-if-same`): the same config continues
+    the killed run (the log of an unbroken run); another config replaces it; a folder that
+    is not a run is refused and kept."""
+    torch.set_num_threads(1)
+    config = tiny()
+    train(config, tmp_path / "whole", progress=False)
+    log = Trainer._log
+
+    def dies(self, record):
+        log(self, record)
+        if record["samples"] >= 320:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "_log", dies)
+    with pytest.raises(KeyboardInterrupt):
+        train_or_resume(config, tmp_path / "killed", progress=False)
+    monkeypatch.setattr(Trainer, "_log", log)
+    train_or_resume(config, tmp_path / "killed", progress=False)
+    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
+
+    other = tiny(lr=0.5 * config.train.lr)
+    train_or_resume(other, tmp_path / "killed", progress=False)  # finished, other config
+    assert f"lr: {0.5 * config.train.lr}" in (tmp_path / "killed" / "config.yaml").read_text()
+    assert read_log(tmp_path / "killed") != read_log(tmp_path / "whole")
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine")
+    with pytest.raises(RunDirectoryError, match="not a run folder"):
+        train_or_resume(config, mine, progress=False)
+    assert [p.name for p in mine.iterdir()] == ["keep.txt"]
