@@ -150,7 +150,7 @@ class PlantedModel:
 # Motif blocks of 2 channels (sparsity/blocks.py): with one channel per motif, seeds 0/1/2 of
 # the default set reached exact match 89.5/38.5/63.2% (a channel died as the density fell);
 # with blocks of 2, 96.5/96.7/91.7% with the identifiability conditions met on every seed
-# (bench_runs/planted_i24b).
+# (bench_runs/planted_block_size1).
 DEFAULTS = {
     "model": {"sparse": {"block_size": 2}},
     "train": {
@@ -183,9 +183,9 @@ DEFAULTS = {
         # Every 50k samples once the density is within 1.5x the true one, the busiest motif is
         # split into an idle one (at most 2 a run; train/channel_split.py). One host, against
         # the rollback rule alone (planted_i24i: seeds 97.3/97.1/78.1%, draws 90.5/72.4/83.4%):
-        # seeds 97.3/97.1/96.8%, draws 90.5/87.9/83.4% (planted_i24j_within15). Looking from
+        # seeds 97.3/97.1/96.8%, draws 90.5/87.9/83.4% (planted_cpu_preset). Looking from
         # 8x (the default) split an idleness of draw 1 mid-annealing that would have passed:
-        # seeds 97.4/97.1/96.8%, draws 84.9/89.3/83.6% (planted_i24j).
+        # seeds 97.4/97.1/96.8%, draws 84.9/89.3/83.6% (planted_split_within8).
         "split_samples": 50_000,
         "split_within": 1.5,
     },

@@ -98,12 +98,13 @@ class SplicingModel:
     # local window ranks first (train/core_phase.py). 0: the scale's density alone.
     core_site_recall: float = bounded(0.0, min=0, max=0.99)
     # Channels compete within +-2 nt (the anti-copy rule; sparsity/layer.py): without it, 14
-    # of 32 channels were near-exact copies firing at the same sites (bench_runs/splicing_h32).
-    # With it copies take turns rather than vanish (13 of 32 in bench_runs/splicing_i20).
+    # of 32 channels were near-exact copies firing at the same sites
+    # (bench_runs/splicing_before_core). With it copies take turns rather than vanish (13 of
+    # 32 in bench_runs/splicing_ablations).
     # share_range [0.25, 8]: the learned channels share one firing budget (the annealed density
     # times K), each between 0.25x and 8x of it (sparsity/budget.py): mean top-k 0.848 over 3
     # seeds (0.849, 0.848, 0.846) against 0.833 with each channel at the annealed density
-    # ([1, 1]; seed 0), 12 of 32 near-copies against 13 (bench_runs/splicing_i20, *_seeds).
+    # ([1, 1]; seed 0), 12 of 32 near-copies against 13 (bench_runs/splicing_ablations, *_seeds).
     sparse: SparseSettings = field(
         default_factory=lambda: SparseSettings(compete_window=2, share_range=[0.25, 8.0])
     )

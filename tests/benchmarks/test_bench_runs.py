@@ -35,7 +35,7 @@ def _text_evidence(run, tmp_path):
 
 def test_the_saved_runs_are_found():
     names = {r.relative_to(BENCH_RUNS).as_posix() for r in RUNS}
-    assert "planted/sparling_seed0" in names and "splicing_h32/sparling" in names
+    assert "planted/sparling_seed0" in names and "splicing_before_core/sparling" in names
     assert any(n.startswith("archive/") for n in names)
     assert not any("attempt" in n for n in names if not n.startswith("archive/"))
 

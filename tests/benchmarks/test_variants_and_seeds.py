@@ -12,6 +12,9 @@ from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.sequence import decode, encode, reverse_complement_codes
 from tests.conftest import REPO, TINY_FASTA, TINY_GFF
 
+#: The variants benchmark's record for the splicing preset's model (docs/bench-runs.md).
+SAVED_VARIANTS = REPO / "bench_runs" / "variants_shared_budget" / "bench_variants.json"
+
 
 def test_site_mutations_replace_gt_and_ag_on_the_transcript_strand():
     genome = Genome(TINY_FASTA)
@@ -37,7 +40,7 @@ def test_random_variants_report_the_spacing_they_got_not_the_one_asked():
 
 
 def test_markdown_names_the_spacing_got_and_a_named_sections_size():
-    saved = json.loads((REPO / "bench_runs" / "variants_i23" / "bench_variants.json").read_text())
+    saved = json.loads(SAVED_VARIANTS.read_text())
     text = _markdown(saved, "RUN", "OUT", 100_000)
     assert "one per 30 bp" in text and "random variants" not in text.splitlines()[0]
     saved["throughput"]["mean_spacing"] = 9.1
@@ -47,7 +50,7 @@ def test_markdown_names_the_spacing_got_and_a_named_sections_size():
 
 
 def test_markdown_without_truth_says_so_and_shows_no_truth_table():
-    saved = json.loads((REPO / "bench_runs" / "variants_i23" / "bench_variants.json").read_text())
+    saved = json.loads(SAVED_VARIANTS.read_text())
     saved["truth"], saved["truth_compare"] = None, None
     text = _markdown(saved, "RUN", "OUT", 100_000)
     assert "in-silico truth" not in text.splitlines()[0] and "--no-truth" in text

@@ -279,5 +279,6 @@ def test_a_run_saved_before_the_core_loads_as_it_was_trained():
 
     from ..conftest import REPO
 
-    config = load_saved_config(REPO / "bench_runs" / "splicing_h32" / "sparling" / "config.yaml")
+    saved = REPO / "bench_runs" / "splicing_before_core" / "sparling"
+    config = load_saved_config(saved / "config.yaml")
     assert config.model.core_sites is False and config.model.sparse.compete_window == 0
