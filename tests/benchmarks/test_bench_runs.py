@@ -3,7 +3,8 @@
 bench_runs/ keeps text only (docs/bench-runs.md): config.yaml, metrics.json, train_log.jsonl
 and the motif files; reports, logos and figures are regenerated, weights are never committed.
 So each run is copied without them and its report is rebuilt from the copy, as
-`sparling-genomics report --model RUN` builds it.
+`sparling-genomics report --model RUN` builds it. The folder also keeps to a size budget, and
+each top-level entry has a row in docs/bench-runs.md's index.
 """
 
 import json
@@ -25,6 +26,9 @@ RUNS = sorted(
 )
 #: What the curation rule leaves out of git (see .gitignore): never read by a report.
 NOT_COMMITTED = ("checkpoints", "*.html", "*.png", "*.svg", "*.pt", "*.h5")
+#: Everything committed under bench_runs/ together, in bytes (docs/bench-runs.md, "The size
+#: budget").
+SIZE_BUDGET = 12_000_000
 
 
 def _text_evidence(run, tmp_path):
@@ -87,3 +91,73 @@ def test_bench_runs_commits_text_evidence_only():
     tracked = listed.stdout.split()
     assert tracked
     assert not [p for p in tracked if p.endswith((".html", ".png", ".svg", ".pt", ".h5"))]
+
+
+def _gitignore_regex(pattern: str) -> re.Pattern:
+    """A .gitignore pattern as a regex over a path relative to the repository (``**/``: any
+    folders, ``*`` and ``?`` within one name; a pattern without ``/`` matches a name anywhere)."""
+    anchored = "/" in pattern.rstrip("/")
+    parts = re.split(r"(\*\*/|\*|\?)", pattern.strip("/"))
+    glob = {"**/": "(?:.*/)?", "*": "[^/]*", "?": "[^/]"}
+    body = "".join(glob.get(part, re.escape(part)) for part in parts)
+    return re.compile(body if anchored else f"(?:.*/)?{body}")
+
+
+def _committed_files() -> list:
+    """The files under bench_runs/ that git tracks; outside a git checkout, the files there
+    that .gitignore does not leave out (its bench_runs/ rules and its rules for any folder)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "bench_runs"], cwd=REPO, capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        return [REPO / p for p in listed.stdout.decode().split("\0") if (REPO / p).is_file()]
+    rules = [line.strip() for line in (REPO / ".gitignore").read_text().splitlines()]
+    rules = [r for r in rules if r and not r.startswith(("#", "!"))]
+    rules = [r for r in rules if r.startswith("bench_runs/") or "/" not in r.rstrip("/")]
+    files = [(_gitignore_regex(r), r.endswith("/")) for r in rules]
+
+    def ignored(path) -> bool:
+        rel = path.relative_to(REPO).as_posix()
+        folders = ["/".join(rel.split("/")[:i]) for i in range(1, rel.count("/") + 1)]
+        return any(rx.fullmatch(f) for rx, folder in files for f in (folders if folder else [rel]))
+
+    return [p for p in sorted(BENCH_RUNS.rglob("*")) if p.is_file() and not ignored(p)]
+
+
+def _indexed_names() -> set[str]:
+    """What the first column of docs/bench-runs.md's "What each folder is" tables names (the
+    backquoted names before any parenthesis), relative to bench_runs/."""
+    text = (REPO / "docs" / "bench-runs.md").read_text()
+    section = text.split("## What each folder is", 1)[1].split("\n## ", 1)[0]
+    names = set()
+    for row in section.splitlines():
+        if row.startswith("| `"):
+            cell = row.split("|")[1].split("(")[0]
+            names.update(name.rstrip("/") for name in re.findall(r"`([^`]+)`", cell))
+    return names
+
+
+def test_the_gitignore_rules_read_outside_git_as_git_reads_them():
+    rx = _gitignore_regex("bench_runs/**/*.html")
+    assert rx.fullmatch("bench_runs/planted/seed0/report.html")
+    assert rx.fullmatch("bench_runs/report.html") and not rx.fullmatch("bench_runs/a/b.json")
+    assert _gitignore_regex("*.fai").fullmatch("bench_runs/scale/100M/genome/genome.fa.fai")
+    assert _gitignore_regex("bench_runs/**/checkpoints/").fullmatch("bench_runs/a/b/checkpoints")
+
+
+def test_bench_runs_fits_its_size_budget():
+    """bench_runs/ is cloned with the code: its committed files stay within SIZE_BUDGET. A run
+    that would break it makes room by moving superseded runs out of the tree (docs/bench-runs.md),
+    not by raising the budget."""
+    files = _committed_files()
+    sizes = sorted((p.stat().st_size, p.relative_to(REPO).as_posix()) for p in files)[::-1]
+    total = sum(size for size, _ in sizes)
+    biggest = ", ".join(f"{path} ({size:,})" for size, path in sizes[:5])
+    assert files and total <= SIZE_BUDGET, f"{total:,} bytes > {SIZE_BUDGET:,}; biggest: {biggest}"
+
+
+def test_every_top_level_entry_of_bench_runs_is_named_in_the_index():
+    """A folder at the top of bench_runs/ says what it holds and has a row in the index of
+    docs/bench-runs.md (earlier attempts go under archive/); every row names what is there."""
+    names = _indexed_names()
+    top = {p.relative_to(BENCH_RUNS).parts[0] for p in _committed_files()}
+    assert not sorted(top - names - {"archive"})  # a new folder: name it and add its row
+    assert not sorted(name for name in names if not any(BENCH_RUNS.glob(name)))  # a stale row
