@@ -288,12 +288,17 @@ def _finished_run_options(f):
 
 @main.command("pipeline")
 @_finished_run_options
-def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
+@click.option("--section", default="pipeline", show_default=True,
+              help="BENCHMARKS.md section to write (another config: e.g. 'pipeline composite').")
+@click.option("--title", help="The section's heading (default: the default config's).")
+def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md, section,
+                   title) -> None:  # fmt: skip
     """Per-rule time and memory of a finished pipeline run, into BENCHMARKS.md."""
-    from .pipeline import run_pipeline_benchmark
+    from .pipeline import DEFAULT_TITLE, run_pipeline_benchmark
 
     path = run_pipeline_benchmark(workdir, out, wall_seconds=wall_seconds, command=command_line,
-                                  benchmarks_md=benchmarks_md)  # fmt: skip
+                                  benchmarks_md=benchmarks_md, section=section,
+                                  title=title or DEFAULT_TITLE)  # fmt: skip
     click.echo(f"wrote {path}")
 
 

@@ -16,6 +16,8 @@ from sparling_genomics.rundir import METRICS_NAME
 
 from .report import machine_description, machine_line, publish
 
+DEFAULT_TITLE = "The pipeline, default config (TAIR10 chr1), 2 CPU cores"
+
 
 def read_rule_benchmarks(folder: Path) -> list[dict]:
     rows = []
@@ -46,7 +48,12 @@ def run_pipeline_benchmark(
     wall_seconds: float,
     command: str,
     benchmarks_md: Path = Path("BENCHMARKS.md"),
+    section: str = "pipeline",
+    title: str = DEFAULT_TITLE,
 ) -> Path:
+    """Write ``bench_pipeline.json`` of the finished run in ``workdir`` into ``out`` and its
+    BENCHMARKS.md ``section`` (``title`` its heading): the rules' time and memory, each
+    genome's split and each job's metrics."""
     workdir, out = Path(workdir), Path(out)
     rules = read_rule_benchmarks(workdir / "timings")
     metrics = {
@@ -57,19 +64,31 @@ def run_pipeline_benchmark(
         "benchmark": "pipeline",
         "machine": machine_description(),
         "command": command,
+        "title": title,
         "wall_seconds": wall_seconds,
+        "splits": dataset_splits(workdir / "results"),
         "rules": rules,
         "metrics": {k: {"sparling": v["sparling"]["e2e"], "baseline": (v.get("baseline") or {})
                         .get("e2e"), "ratio": v.get("ratio")} for k, v in metrics.items()},
     }  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     path = out / "bench_pipeline.json"
-    return publish(result, path, benchmarks_md, "pipeline", _markdown(result, path))
+    return publish(result, path, benchmarks_md, section, _markdown(result, path))
+
+
+def dataset_splits(results: Path) -> dict[str, str]:
+    """Per genome of a finished run (``results/<genome>/dataset.h5``), its dataset's split
+    in one line (``genome.splits.describe_split``)."""
+    from sparling_genomics.genome.dataset import SiteDataset
+    from sparling_genomics.genome.splits import describe_split
+
+    return {path.parent.name: describe_split(SiteDataset(path).summary)
+            for path in sorted(Path(results).glob("*/dataset.h5"))}
 
 
 def _markdown(r: dict, path: Path) -> str:
     lines = [
-        "## The pipeline, default config (TAIR10 chr1), 2 CPU cores",
+        f"## {r.get('title') or DEFAULT_TITLE}",
         "",
         f"Machine: {machine_line(r['machine'])}",
         "",
@@ -77,6 +96,8 @@ def _markdown(r: dict, path: Path) -> str:
         "",
         f"Whole run, wall clock: **{r['wall_seconds'] / 60:.1f} min**.",
         "",
+        *[f"Split of `{genome}`: {text}." for genome, text in (r.get("splits") or {}).items()],
+        *([""] if r.get("splits") else []),
         *rule_table(r["rules"]),
     ]
     for name, m in r["metrics"].items():

@@ -4,8 +4,8 @@
 ``(N, K + 1, L / pool)`` (class 0 is the CTC blank) for connectionist temporal
 classification: the output string is the frame argmaxes with repeats collapsed and blanks
 dropped. CTC reads the order and the count of motifs exactly, which a slot decoder learns
-only slowly (a slot-decoder probe on the planted task plateaued near 65% exact match; README,
-"Design choices"), and it is cheap on a CPU.
+only slowly (a slot-decoder probe on the planted task plateaued near 65% exact match;
+docs/method.md, "Design choices"), and it is cheap on a CPU.
 """
 
 from __future__ import annotations
