@@ -91,3 +91,17 @@ def add_family_effects(block: dict, effects: dict) -> None:
     block["families"].sort(key=lambda e: rank.get(e["id"], len(rank)))
     block["effects"] = {"windows": effects["windows"], "sites": effects["sites"],
                         "intact": effects["intact"], "order": "effect"}  # fmt: skip
+
+
+def add_family_composition(block: dict, control: dict) -> None:
+    """Give each family entry of ``block`` its ``composition`` block
+    (``evaluate.composition``: active positions per kb on real and dinucleotide-shuffled
+    windows, their ratio, the label "motif" or "composition") and the representative's bits
+    per column; the windows and the threshold go to ``block["composition"]``."""
+    for entry in block["families"]:
+        measured = control["families"].get(entry["id"])
+        if measured is not None:
+            per_column = entry["bits"] / entry["width"] if entry.get("width") else None
+            entry["composition"] = {**measured, "bits_per_column": None if per_column is None
+                                    else round(per_column, 3)}  # fmt: skip
+    block["composition"] = {k: control[k] for k in ("windows", "bases", "threshold")}

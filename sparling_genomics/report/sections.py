@@ -96,7 +96,8 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
             f"<td>{logo_cell(f, logos, pwms)}</td>"
             f"<td><code>{html.escape(f['consensus'])}</code></td>"
             f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
-            f"<td>{members}</td><td>{name}</td>{_effect_cell(f.get('effect'))}</tr>"
+            f"<td>{members}</td><td>{name}</td>{_effect_cell(f.get('effect'))}"
+            f"{_composition_cell(f.get('composition'))}</tr>"
         )  # fmt: skip
     exported = len(summary.get("motifs") or [])
     effects = block.get("effects")
@@ -107,6 +108,12 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
               "sites (nats), beside the drop in mean top-k (intact: "
               f"{fmt(effects['intact'].get('mean_topk'), 3)}) and the family's share of the "
               "summed effect.")  # fmt: skip
+    mixed = block.get("composition")
+    if mixed:
+        ranked += (f" Reads: a family that fires at least {_percent(mixed['threshold'])} as "
+                   "often on its windows dinucleotide-shuffled (same base and dinucleotide "
+                   "composition, words broken) reads composition, not a sequence motif "
+                   f"({mixed['windows']:,} windows).")  # fmt: skip
     return [
         "<h2>Motif families</h2>",
         f"<p>{block['count']} families among {exported} exported motifs. Two motifs are linked "
@@ -124,8 +131,20 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
         "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
         "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
         f"{'<th>effect (nats; top-k drop; share)</th>' if effects else ''}"
+        f"{'<th>reads (shuffled / real sites; bits a column)</th>' if mixed else ''}"
         f"</tr>{''.join(rows)}</table>",
     ]
+
+
+def _composition_cell(composition: dict | None) -> str:
+    """A family's label ("motif" or "composition"), its shuffled/real ratio and bits a
+    column."""
+    if composition is None:
+        return ""
+    label = composition.get("label") or "&ndash;"
+    css = "unnamed" if label == "composition" else "named"
+    return (f"<td><span class={css}>{label}</span> ({fmt(composition.get('ratio'), 2)}; "
+            f"{fmt(composition.get('bits_per_column'), 2)})</td>")
 
 
 def _effect_cell(effect: dict | None) -> str:

@@ -21,10 +21,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..evaluate.composition import composition_control
 from ..evaluate.family_effect import family_effects
 from ..evaluate.positions import PositionSettings, build_positional_context, enrichment_by_motif
 from ..export.families import FamilySettings
-from ..export.family_files import add_family_effects, export_families, place_families
+from ..export.family_files import (
+    add_family_composition,
+    add_family_effects,
+    export_families,
+    place_families,
+)
 from ..export.formats import write_motif_files
 from ..export.logos import write_logos
 from ..export.motifs import (
@@ -125,11 +131,15 @@ def export_run_motifs(
         groups = model.motif_groups()  # a member's channel -> the layer channels it holds
         members = {f.motif.id: sorted({c for m in f.members for c in groups[m.channel]})
                    for f in family_list}  # fmt: skip
-        with Counter("export: family effects", total=len(members), unit="family") as counter:
+        with Counter("export: family effects", total=2, unit="step") as counter:
             effects = family_effects(model, task, split, members, device=torch_device,
                                      batch_size=config.train.eval_batch_size)  # fmt: skip
-            counter.update(len(members))
+            counter.update(1)
+            composition = composition_control(model, task, split, members, device=torch_device,
+                                              batch_size=config.train.eval_batch_size)
+            counter.update(1)
         add_family_effects(families, effects)
+        add_family_composition(families, composition)
     summary = {
         "run": str(run),
         "split": split,

@@ -1,0 +1,34 @@
+"""The families table: ranked by effect, with "no measurable effect" and the composition
+label where motifs.json has them, and without those columns where it does not."""
+
+from sparling_genomics.report.sections import families_section
+
+
+def _summary(with_blocks: bool) -> dict:
+    fams = [
+        {"id": "r_f01", "consensus": "AGGTAAG", "width": 7, "bits": 9.1, "nsites": 50,
+         "members": [{"id": "r_c03", "channel": 3, "nsites": 50, "shift": 0, "strand": "+"}]},
+        {"id": "r_f00", "consensus": "nnTnnn", "width": 6, "bits": 1.2, "nsites": 900,
+         "members": [{"id": "r_c01", "channel": 1, "nsites": 900, "shift": 0, "strand": "+"}]},
+    ]  # fmt: skip
+    block = {"count": 2, "families": fams, "settings": {}, "near_copies": {}}
+    if with_blocks:
+        fams[0]["effect"] = {"effect": 1.234, "measurable": True, "share": 0.9,
+                             "drop": {"mean_topk": 0.2}}  # fmt: skip
+        fams[1]["effect"] = {"effect": 0.0001, "measurable": False, "share": 0.0,
+                             "drop": {"mean_topk": 0.0}}  # fmt: skip
+        fams[0]["composition"] = {"label": "motif", "ratio": 0.05, "bits_per_column": 1.3}
+        fams[1]["composition"] = {"label": "composition", "ratio": 0.97, "bits_per_column": 0.2}
+        block["effects"] = {"windows": 64, "intact": {"mean_topk": 0.8}}
+        block["composition"] = {"windows": 32, "threshold": 0.5}
+    return {"families": block, "motifs": [{}, {}], "split": "test"}
+
+
+def test_effect_and_composition_columns_follow_motifs_json(tmp_path):
+    html = "\n".join(families_section(_summary(True), tmp_path))
+    assert "effect (nats; top-k drop; share)" in html and "Ranked by effect" in html
+    assert "1.234; 0.200; 90%" in html and "no measurable effect" in html
+    assert ">motif</span> (0.05; 1.30)" in html and ">composition</span> (0.97; 0.20)" in html
+    assert html.index("r_f01") < html.index("r_f00")  # motifs.json's order: by effect
+    plain = "\n".join(families_section(_summary(False), tmp_path))
+    assert "effect (nats" not in plain and "reads (shuffled" not in plain
