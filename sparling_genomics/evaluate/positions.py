@@ -139,7 +139,7 @@ def matched_null_positions(
     return window.copy(), out
 
 
-def _edges(settings: PositionSettings) -> np.ndarray:
+def bin_edges(settings: PositionSettings) -> np.ndarray:
     m, b = settings.max_distance, settings.bin_width
     edges = np.arange(-m, m + 1, b)
     if edges[-1] == m:
@@ -148,7 +148,7 @@ def _edges(settings: PositionSettings) -> np.ndarray:
     return np.append(edges, m + 1)
 
 
-def _categories(distance: np.ndarray, edges: np.ndarray) -> np.ndarray:
+def bin_categories(distance: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Bin index of each distance; ``len(edges) - 1`` (the beyond category) past the range."""
     nb = len(edges) - 1
     cat = np.searchsorted(edges, distance, side="right") - 1
@@ -172,12 +172,12 @@ def _categorised(context: PositionalContext, key, make, n: int):
     return context.cache[key]
 
 
-def _poisson_upper(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
+def poisson_upper(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
     p = stats.poisson.sf(np.asarray(observed) - 1, np.maximum(expected, 1e-300))
     return np.where(np.asarray(observed) > 0, p, 1.0)
 
 
-def _ratio(o: float, e: float) -> float | None:
+def ratio_or_none(o: float, e: float) -> float | None:
     return round(float(o / e), 4) if e > 0 else None
 
 
@@ -200,15 +200,15 @@ def positional_enrichment(
     window, position = window[inside], position[inside]
     keep = context.scorable[window, position]
     window, position = window[keep], position[keep]
-    edges = _edges(settings)
+    edges = bin_edges(settings)
     nb = len(edges) - 1
     per_window = np.bincount(window, minlength=len(context.scorable)).astype(float)
     tests: list[tuple[str, object, float, float]] = []  # (class or region, bin, obs, exp)
     classes = {}
     for c, name in enumerate(context.classes):
         cat, fraction = _categorised(
-            context, (c, tuple(edges)), lambda c=c: _categories(context.distance[:, c, :], edges),
-            nb + 1,
+            context, (c, tuple(edges)),
+            lambda c=c: bin_categories(context.distance[:, c, :], edges), nb + 1,
         )  # fmt: skip
         observed = np.bincount(cat[window, position], minlength=nb + 1).astype(float)
         expected = per_window @ fraction
@@ -225,7 +225,7 @@ def positional_enrichment(
         expected = per_window @ fraction
         for r, name in enumerate(REGIONS):
             tests.append(("region", name, observed[r], expected[r]))
-    p = _poisson_upper(np.array([t[2] for t in tests]), np.array([t[3] for t in tests]))
+    p = poisson_upper(np.array([t[2] for t in tests]), np.array([t[3] for t in tests]))
     q = stats.false_discovery_control(p, method="bh") if len(p) else p
     out_classes = {}
     i = 0
@@ -236,11 +236,11 @@ def positional_enrichment(
         out_classes[name] = {
             "observed": o[:nb].astype(int).tolist(),
             "expected": np.round(e[:nb], 3).tolist(),
-            "ratio": [_ratio(a, b) for a, b in zip(o[:nb], e[:nb])],
+            "ratio": [ratio_or_none(a, b) for a, b in zip(o[:nb], e[:nb])],
             "p": [float(v) for v in p[rows][:nb]],
             "q": [float(v) for v in q[rows][:nb]],
             "beyond": {"observed": int(o[nb]), "expected": round(float(e[nb]), 3),
-                       "ratio": _ratio(o[nb], e[nb]), "p": float(p[rows][nb]),
+                       "ratio": ratio_or_none(o[nb], e[nb]), "p": float(p[rows][nb]),
                        "q": float(q[rows][nb])},  # fmt: skip
         }
     if context.region is not None:
@@ -249,7 +249,7 @@ def positional_enrichment(
             _, _, o, e = tests[i + r]
             regions[name] = {"observed": int(o), "expected": round(float(e), 3),
                              "share": round(o / n, 4), "expected_share": round(e / n, 4),
-                             "ratio": _ratio(o, e), "p": float(p[i + r]),
+                             "ratio": ratio_or_none(o, e), "p": float(p[i + r]),
                              "q": float(q[i + r])}  # fmt: skip
     block = {
         "n_sites": int(len(window)),
@@ -296,7 +296,7 @@ def positional_summary(block: dict, q_threshold: float = 0.05) -> str:
                 hi += 1
             o = sum(c["observed"][lo : hi + 1])
             e = sum(c["expected"][lo : hi + 1])
-            p = float(_poisson_upper(np.array([o]), np.array([e]))[0])
+            p = float(poisson_upper(np.array([o]), np.array([e]))[0])
             where = _range_words(edges[lo], edges[hi + 1])
             text = f"enriched {where} of {name}s, {o / e:.1f}x, p {_p_words(p)}"
             clauses.append((c["q"][best], text))

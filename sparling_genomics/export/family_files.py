@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..evaluate.family_effect import effect_shares, rank_by_effect
+from ..evaluate.intron_null import intron_matched_enrichment, intron_summary
 from ..evaluate.positions import PositionSettings, enrichment_by_motif
 from ..rundir import FAMILIES_DIR, FAMILY_SITES
 from .families import (
@@ -72,6 +73,10 @@ def place_families(block: dict, families: list[MotifFamily], context, offset: in
     for entry in block["families"]:
         if entry["id"] in by_family:
             entry["positions"] = by_family[entry["id"]]
+        if entry["id"] in located and context.region is not None:
+            sites = located[entry["id"]]
+            inside = intron_matched_enrichment(context, sites[:, 0], sites[:, 1], settings)
+            entry["intron_positions"] = {**inside, "summary": intron_summary(inside)}
 
 
 def add_family_effects(block: dict, effects: dict) -> None:

@@ -43,6 +43,8 @@ def positions_section(motifs: list[dict], heading: str = "Where the motifs sit")
         parts += [
             f"<h3><code>{html.escape(m['id'])}</code> <code>{html.escape(m['consensus'])}"
             f"</code></h3><p>{html.escape(block['summary'])}</p>",
+            *([f"<p>{html.escape(m['intron_positions']['summary'])}.</p>"]
+              if (m.get("intron_positions") or {}).get("summary") else []),
             figure(png, f"metaplot of {m['id']}", "No site classes."),
         ]
     with_kl = [m for m in motifs if m.get("kl_to_annotated")]
