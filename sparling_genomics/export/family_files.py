@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..evaluate.family_effect import effect_shares, rank_by_effect
+from ..evaluate.grammar import spacing_enrichment
 from ..evaluate.intron_null import intron_matched_enrichment, intron_summary
 from ..evaluate.positions import PositionSettings, enrichment_by_motif
 from ..rundir import FAMILIES_DIR, FAMILY_SITES
@@ -62,10 +63,16 @@ def export_families(
     return block, families
 
 
+#: The preferred spacings kept in motifs.json (largest ratio first, overlapping ones last).
+GRAMMAR_KEPT = 30
+
+
 def place_families(block: dict, families: list[MotifFamily], context, offset: int,
                    settings: PositionSettings) -> None:  # fmt: skip
     """Give each family entry of ``block`` its ``positions`` block: the family's sites (its
-    members' de-duplicated ones, each at its span's centre) against the labelled sites."""
+    members' de-duplicated ones, each at its span's centre) against the labelled sites, and
+    against its own introns (``intron_positions``); ``block["grammar"]``: the families'
+    preferred spacings to one another (``evaluate.grammar``)."""
     located = {f.motif.id: np.stack([f.sites[:, 0], f.sites[:, 1] + f.motif.width // 2
                                      - offset], axis=1)
                for f in families}  # fmt: skip
@@ -77,6 +84,11 @@ def place_families(block: dict, families: list[MotifFamily], context, offset: in
             sites = located[entry["id"]]
             inside = intron_matched_enrichment(context, sites[:, 0], sites[:, 1], settings)
             entry["intron_positions"] = {**inside, "summary": intron_summary(inside)}
+    grammar = spacing_enrichment(context.scorable, located,
+                                 {f.motif.id: f.motif.width for f in families})  # fmt: skip
+    block["grammar"] = {k: v for k, v in grammar.items() if k not in ("pairs", "enriched")}
+    block["grammar"]["pairs_tested"] = len(grammar["pairs"])
+    block["grammar"]["enriched"] = grammar["enriched"][:GRAMMAR_KEPT]
 
 
 def add_family_effects(block: dict, effects: dict) -> None:

@@ -54,6 +54,7 @@ from .html import figure, fmt, logo_cell, meme_pwms
 from .sections import (
     evaluations_section,
     families_section,
+    grammar_section,
     identifiability_section,
     positions_section,
     scan_section,
@@ -240,6 +241,7 @@ def build_report(
         parts += families_section(summary, motifs_dir)
         family_list = (summary.get("families") or {}).get("families") or []
         parts.append(positions_section(family_list, "Where the families sit"))
+        parts.append(grammar_section(summary.get("families")))
     if stability is not None:
         parts += stability_section(read_run_json(Path(stability), "made by `stability`"),
                                    metrics.get("seed"))  # fmt: skip

@@ -355,3 +355,30 @@ def scan_section(scan: dict, scan_dir: Path, link_from: Path | None = None) -> l
             "track.</p>"
         )
     return parts
+
+
+def grammar_section(block: dict | None, rows: int = 12) -> str:
+    """The families' preferred spacings (``motifs.json`` ``families.grammar``): the pairs
+    enriched against the shuffled-position null, overlapping spacings marked."""
+    grammar = (block or {}).get("grammar")
+    if not grammar:
+        return ""
+    found = grammar.get("enriched") or []
+    head = (f"<h2>Grammar between families</h2><p>Signed spacing b &minus; a between the sites "
+            f"of two families in one window (transcript orientation; bins of "
+            f"{grammar['bin_width']} nt within &plusmn;{grammar['max_spacing']} nt), against "
+            f"{html.escape(grammar['null'])}; {html.escape(grammar['test'])} "
+            f"({grammar['pairs_tested']} ordered pairs). A spacing shorter than the motifs "
+            "(<em>overlap</em>) marks copies of one motif, not grammar.</p>")  # fmt: skip
+    if not found:
+        return head + "<p>No pair has a preferred spacing.</p>"
+    body = "".join(
+        f"<tr><td><code>{html.escape(r['a'])}</code></td><td><code>{html.escape(r['b'])}"
+        f"</code></td><td class=num>{r['spacing'][0]}..{r['spacing'][1]}</td>"
+        f"<td class=num>{r['observed']:,}</td><td class=num>{fmt(r['expected'], 1)}</td>"
+        f"<td class=num>{fmt(r['ratio'], 2)}</td><td class=num>{fmt(r['q'], 2)}</td>"
+        f"<td>{'overlap' if r['overlap'] else ''}</td></tr>"
+        for r in found[:rows]
+    )  # fmt: skip
+    return (head + "<table><tr><th>a</th><th>b</th><th>spacing (nt)</th><th>pairs</th>"
+            "<th>expected</th><th>ratio</th><th>q</th><th></th></tr>" + body + "</table>")

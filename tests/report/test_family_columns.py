@@ -32,3 +32,18 @@ def test_effect_and_composition_columns_follow_motifs_json(tmp_path):
     assert html.index("r_f01") < html.index("r_f00")  # motifs.json's order: by effect
     plain = "\n".join(families_section(_summary(False), tmp_path))
     assert "effect (nats" not in plain and "reads (shuffled" not in plain
+
+
+def test_the_grammar_section_lists_preferred_spacings_and_marks_overlaps():
+    from sparling_genomics.report.sections import grammar_section
+
+    assert grammar_section({}) == ""
+    grammar = {"bin_width": 5, "max_spacing": 100, "null": "B moved", "test": "Poisson",
+               "pairs_tested": 4, "enriched": [
+                   {"a": "f01", "b": "f00", "spacing": [20, 24], "observed": 40,
+                    "expected": 4.2, "ratio": 9.5, "q": 1e-9, "overlap": False},
+                   {"a": "f00", "b": "f02", "spacing": [0, 4], "observed": 90,
+                    "expected": 3.0, "ratio": 30.0, "q": 1e-20, "overlap": True}]}  # fmt: skip
+    html = grammar_section({"grammar": grammar})
+    assert "Grammar between families" in html and "20..24" in html and "overlap" in html
+    assert "No pair" in grammar_section({"grammar": {**grammar, "enriched": []}})
