@@ -25,16 +25,14 @@ from .positions import poisson_upper, ratio_or_none
 
 MAX_SPACING = 100
 BIN_WIDTH = 5
+CHUNK = 128  # windows whose spectra are held at once
 
 
-def _spectra(indicator: np.ndarray, size: int) -> np.ndarray:
-    return np.fft.rfft(indicator, n=size, axis=1)
-
-
-def _lags(product: np.ndarray, size: int, max_spacing: int) -> np.ndarray:
-    """Counts at lags -max..+max from a summed cross-spectrum ``conj(A) * B``."""
-    corr = np.fft.irfft(product, n=size)
-    return np.rint(np.concatenate([corr[-max_spacing:], corr[: max_spacing + 1]]))
+def _window_lags(product: np.ndarray, size: int, max_spacing: int) -> np.ndarray:
+    """Per row, the cross-correlation at lags -max..+max from its spectrum product
+    ``conj(A) * B``."""
+    corr = np.fft.irfft(product, n=size, axis=-1)
+    return np.concatenate([corr[..., -max_spacing:], corr[..., : max_spacing + 1]], axis=-1)
 
 
 def spacing_enrichment(
@@ -53,40 +51,45 @@ def spacing_enrichment(
     windows, length = scorable.shape
     size = 1 << int(np.ceil(np.log2(length + max_spacing + 1)))
     names = list(sites)
-    mask = scorable.astype(float)
-    mask_spec = _spectra(mask, size)
-    total = np.maximum(mask.sum(axis=1), 1.0)
-    ind, spec, counts = {}, {}, {}
+    rows_of = {}
     for name in names:
         rows = np.asarray(sites[name], dtype=np.int64).reshape(-1, 2)
-        keep = (rows[:, 1] >= 0) & (rows[:, 1] < length)
-        rows = rows[keep]
-        rows = rows[scorable[rows[:, 0], rows[:, 1]]]
-        x = np.zeros((windows, length))
-        np.add.at(x, (rows[:, 0], rows[:, 1]), 1.0)
-        ind[name], spec[name], counts[name] = x, _spectra(x, size), x.sum(axis=1)
+        rows = rows[(rows[:, 1] >= 0) & (rows[:, 1] < length)]
+        rows_of[name] = rows[scorable[rows[:, 0], rows[:, 1]]]
     edges = np.arange(-max_spacing, max_spacing + 2, bin_width)
     edges[-1] = max_spacing + 1
     lags = np.arange(-max_spacing, max_spacing + 1)
     which = np.searchsorted(edges, lags, side="right") - 1
     nb = len(edges) - 1
-    # #{a in A(w): a + s scorable} per window and lag, weighted later by n_B(w) / S(w).
-    room = {n: np.fft.irfft(np.conj(spec[n]) * mask_spec, n=size) for n in names}
+    observed = {(a, b): np.zeros(len(lags)) for a in names for b in names}
+    expected = {(a, b): np.zeros(len(lags)) for a in names for b in names}
+    total = np.maximum(scorable.sum(axis=1), 1).astype(float)
+    for lo in range(0, windows, CHUNK):  # spectra of CHUNK windows at a time: bounded memory
+        hi = min(lo + CHUNK, windows)
+        mask_spec = np.fft.rfft(scorable[lo:hi].astype(float), n=size, axis=1)
+        spec, counts, room = {}, {}, {}
+        for name in names:
+            x = np.zeros((hi - lo, length))
+            rows = rows_of[name][(rows_of[name][:, 0] >= lo) & (rows_of[name][:, 0] < hi)]
+            np.add.at(x, (rows[:, 0] - lo, rows[:, 1]), 1.0)
+            spec[name], counts[name] = np.fft.rfft(x, n=size, axis=1), x.sum(axis=1)
+            # #{a in A(w): a + s scorable} per window and lag.
+            room[name] = _window_lags(np.conj(spec[name]) * mask_spec, size, max_spacing)
+        for a in names:
+            for b in names:
+                product = (np.conj(spec[a]) * spec[b]).sum(axis=0)
+                observed[a, b] += np.rint(_window_lags(product[None], size, max_spacing)[0])
+                expected[a, b] += (counts[b] / total[lo:hi]) @ room[a]
     tested = []
     for a in names:
         for b in names:
-            observed = _lags((np.conj(spec[a]) * spec[b]).sum(axis=0), size, max_spacing)
-            weights = counts[b] / total
-            shifted = np.concatenate([room[a][:, -max_spacing:], room[a][:, : max_spacing + 1]],
-                                     axis=1)  # fmt: skip
-            expected = weights @ shifted
+            o, e = observed[a, b], expected[a, b]
             if a == b:  # a site with itself is no pair; a moved site meets its own origin
-                observed[max_spacing] = 0.0
-                expected[max_spacing] = 0.0
-                expected -= _self_term(ind[a], counts[a], total, lags, scorable)
-            o = np.bincount(which, weights=observed, minlength=nb)
-            e = np.bincount(which, weights=np.maximum(expected, 0.0), minlength=nb)
-            tested.append((a, b, o, e))
+                o[max_spacing] = 0.0
+                e = e - _self_term(rows_of[a], total, lags, scorable)
+                e[max_spacing] = 0.0
+            tested.append((a, b, np.bincount(which, weights=o, minlength=nb),
+                           np.bincount(which, weights=np.maximum(e, 0.0), minlength=nb)))
     p = poisson_upper(np.concatenate([t[2] for t in tested]),
                       np.concatenate([t[3] for t in tested])) if tested else np.zeros(0)
     q = stats.false_discovery_control(p, method="bh") if len(p) else p
@@ -116,18 +119,17 @@ def spacing_enrichment(
             "bin of every ordered pair", "pairs": pairs, "enriched": enriched}  # fmt: skip
 
 
-def _self_term(x: np.ndarray, n: np.ndarray, total: np.ndarray, lags: np.ndarray,
+def _self_term(rows: np.ndarray, total: np.ndarray, lags: np.ndarray,
                scorable: np.ndarray) -> np.ndarray:  # fmt: skip
     """For A = B: the null's expected pairs of a site with its own moved copy (the null
-    moves every site, so a site is never paired with itself): sum over windows and sites of
+    moves every site, so a site is never paired with itself): sum over sites of
     [a + s scorable] / S(w), removed from the expectation."""
     out = np.zeros(len(lags))
-    w_idx, pos = np.nonzero(x)
-    mult = x[w_idx, pos]
+    w_idx, pos = rows[:, 0], rows[:, 1]
     for i, s in enumerate(lags):
         target = pos + s
         ok = (target >= 0) & (target < scorable.shape[1])
         hit = np.zeros(len(pos), bool)
         hit[ok] = scorable[w_idx[ok], target[ok]]
-        out[i] = float((mult * hit / total[w_idx]).sum())
+        out[i] = float((hit / total[w_idx]).sum())
     return out

@@ -49,3 +49,14 @@ def test_the_null_expectation_matches_a_shuffle():
         shuffled = spacing_enrichment(scorable, {"A": small["A"], "C": moved})["pairs"]
         total += next(p for p in shuffled if (p["a"], p["b"]) == ("A", "C"))["observed"]
     assert np.allclose(total / draws, exact["expected"], atol=0.6)
+
+
+def test_windows_taken_a_chunk_at_a_time_give_the_same_counts(monkeypatch):
+    from sparling_genomics.evaluate import grammar
+
+    scorable, sites = _sites()
+    whole = spacing_enrichment(scorable, sites)
+    monkeypatch.setattr(grammar, "CHUNK", 7)
+    chunked = spacing_enrichment(scorable, sites)
+    for x, y in zip(whole["pairs"], chunked["pairs"]):
+        assert x["observed"] == y["observed"] and np.allclose(x["expected"], y["expected"])
