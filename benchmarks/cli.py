@@ -1,6 +1,7 @@
 """Command line of the benchmarks: ``python -m benchmarks NAME [options]``.
 
-Each benchmark writes its JSON and replaces its section of BENCHMARKS.md. The benchmarks live
+Each benchmark writes its JSON and replaces its section of BENCHMARKS.md (``tidy`` only puts
+the file in order and rewrites its summary). The benchmarks live
 outside the installed package (they encode the issues' floors, not the library); errors are
 reported as by ``sparling-genomics`` (a fixable one is one line and exit 2).
 """
@@ -400,6 +401,23 @@ def bench_seeds(runs, baseline, out, benchmarks_md) -> None:
 
     path = run_seeds_benchmark(list(runs), out, baseline=baseline, benchmarks_md=benchmarks_md)
     click.echo(f"wrote {path}")
+
+
+@main.command("tidy")
+@click.option(
+    "--benchmarks-md",
+    default=Path("BENCHMARKS.md"),
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    show_default=True,
+    help="Markdown file to rewrite.",
+)
+def bench_tidy(benchmarks_md) -> None:
+    """Put BENCHMARKS.md's sections in their order and rewrite its summary from the JSON they
+    cite; no benchmark is rerun."""
+    from .summary import tidy_file
+
+    changed = tidy_file(benchmarks_md)
+    click.echo(f"{'rewrote' if changed else 'already tidy:'} {benchmarks_md}")
 
 
 if __name__ == "__main__":  # pragma: no cover

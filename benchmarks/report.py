@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 from sparling_genomics.io import write_json_atomic, write_text_atomic
@@ -18,7 +19,8 @@ from sparling_genomics.train.device import machine_description  # noqa: F401 (re
 HEADER = (
     "# Benchmarks\n\n"
     "Written by `python -m benchmarks ...`; each section is replaced when its benchmark "
-    "reruns. Figures come from the JSON file named in the section.\n"
+    "reruns. Figures come from the JSON file named in the section. The sections keep a fixed "
+    "order (`benchmarks/summary.py`), each followed by its notes.\n"
 )
 
 
@@ -74,10 +76,14 @@ def machines_line(runs: list[tuple[str, str | None]], cpu: str) -> str | None:
     return " ".join(sentences) or None
 
 
-def update_section(path: Path, name: str, body: str) -> None:
-    """Replace (or append) the section ``name`` of the markdown file at ``path``."""
+def update_section(path: Path, name: str, body: str, *, header: str = HEADER,
+                   tidy: bool = True) -> None:  # fmt: skip
+    """Replace (or append) the section ``name`` of the markdown file at ``path`` (a new file
+    starts with ``header``). With ``tidy`` (BENCHMARKS.md), the file is then put in its
+    sections' order with a fresh summary (``benchmarks/summary.py``); without it (another
+    document holding a generated section), the rest of the file is left as it is."""
     path = Path(path)
-    text = path.read_text() if path.exists() else HEADER
+    text = path.read_text() if path.exists() else header
     start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
     block = f"{start}\n{body.rstrip()}\n{end}"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
@@ -85,6 +91,14 @@ def update_section(path: Path, name: str, body: str) -> None:
         text = pattern.sub(lambda _: block, text)
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
+    if tidy:
+        from .summary import tidy_text
+
+        try:
+            text = tidy_text(text, path.parent)
+        except ValueError as exc:  # a hand-broken marker: keep the section, say why
+            warnings.warn(f"{path}: not tidied ({exc}); fix it and run `python -m benchmarks "
+                          "tidy`", stacklevel=2)  # fmt: skip
     write_text_atomic(path, text if text.endswith("\n") else text + "\n")
 
 

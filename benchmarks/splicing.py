@@ -307,7 +307,7 @@ def run_splicing_benchmark(
     }
     path = out / "bench_splicing.json"
     write_json_atomic(path, result)
-    update_section(Path(benchmarks_md), "splicing", _markdown(result))
+    update_section(Path(benchmarks_md), "splicing", _markdown(result, path))
     return path
 
 
@@ -315,13 +315,15 @@ def _fmt(v, spec=".3f") -> str:
     return "-" if v is None else format(v, spec)
 
 
-def _markdown(r: dict) -> str:
+def _markdown(r: dict, path: Path | None = None) -> str:
     b, s = r["baseline"], r["sparling"]
+    cited = f" JSON: `{path}`." if path else ""
     lines = [
         "## Splicing on a real genome (TAIR10 chr1): baseline vs Sparling",
         "",
         f"Machine: {machine_line(r['machine'])}. Command: `{r['command']}` "
-        f"(preset `{r['preset']}`, seed {r['seed']}). Test block: last 20% of the chromosome.",
+        f"(preset `{r['preset']}`, seed {r['seed']}).{cited} Test block: last 20% of the "
+        "chromosome.",
         "",
     ]
     build = r.get("dataset_build")

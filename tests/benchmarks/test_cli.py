@@ -10,7 +10,7 @@ from tests.conftest import REPO
 
 BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
               "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds",
-              "sparse-layer", "splicing", "variants")  # fmt: skip
+              "sparse-layer", "splicing", "tidy", "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
@@ -45,9 +45,9 @@ def test_each_benchmark_keeps_its_options():
                                                        "--reference"]  # fmt: skip
     assert options["motif-export"] == ["--benchmarks-md", "--out", "--preset", "--seeds"]
     assert options["sparse-layer"] == ["--benchmarks-md", "--out", "--repeats"]
-    assert options["pipeline"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
-                                   "--workdir"]  # fmt: skip
-    assert options["apply"] == options["pipeline"]
+    assert options["apply"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
+                                "--workdir"]  # fmt: skip
+    assert options["pipeline"] == sorted([*options["apply"], "--section", "--title"])
     assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
     assert options["variants"] == ["--benchmarks-md", "--compare", "--model", "--out",
                                    "--reference", "--section", "--spacing", "--truth",
@@ -56,6 +56,7 @@ def test_each_benchmark_keeps_its_options():
                                    "--permutations", "--planted-seeds"]  # fmt: skip
     assert options["concepts"] == ["--benchmarks-md", "--out", "--parts"]
     assert options["identifiability"] == ["--benchmarks-md", "--out", "--runs"]
+    assert options["tidy"] == ["--benchmarks-md"]
 
 
 @pytest.mark.parametrize("command", [["paper-domain", "--task", "digit_circle"], ["planted"]])

@@ -1,5 +1,6 @@
 """The identifiability benchmark: a run's own verdict, an older run rescored from its weights
-(same verdict), an older run without weights listed as not checked; JSON and section."""
+(same verdict), an older run without weights listed as not checked; JSON, the BENCHMARKS.md
+section (counts) and the table of every run in docs/bench-runs.md."""
 
 import json
 import shutil
@@ -40,6 +41,11 @@ def test_every_run_gets_its_verdict_or_is_listed_as_not_checked(tmp_path):
     assert result["counts"]["not_checked"] == 1
     assert sum(result["counts"].values()) == 3
     text = md.read_text()
-    assert "<!-- bench:identifiability:start -->" in text and "not checked" in text
-    assert "| dead | idle | density spread |" in text
-    assert metrics["identifiability"]["verdict"] in text
+    assert "<!-- bench:identifiability:start -->" in text and "not checked 1." in text
+    # The table of every run and the verdicts: a section of docs/bench-runs.md beside it.
+    assert "| dead | idle | density spread |" not in text
+    assert "(docs/bench-runs.md#identifiability-of-every-saved-run)" in text
+    runs_md = (tmp_path / "docs" / "bench-runs.md").read_text()
+    assert "<!-- bench:identifiability-runs:start -->" in runs_md
+    assert "| dead | idle | density spread |" in runs_md and "not checked (weights" in runs_md
+    assert metrics["identifiability"]["verdict"] in runs_md
