@@ -34,6 +34,7 @@ class ExportedMotif:
     offset: int = 0  # first position kept by trimming, within the channel's site window
     family: str = ""  # the id of its motif family (export/families.py), once clustered
     evalue: float | None = None  # MEME's E=, only where a statistic gives one
+    effect: float | None = None  # a family's effect on the prediction (evaluate.family_effect)
 
     @property
     def consensus(self) -> str:

@@ -34,7 +34,7 @@ def figure(png: bytes | None, alt: str, missing: str) -> str:
     return f'<p><img class=figure alt="{html.escape(alt)}" src="{data_uri(png)}"></p>'
 
 
-def logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray]) -> str:
+def logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray], css: str = "logo") -> str:
     """A motif's logo: ``logos/<id>.png`` if it is on disk, else redrawn from the PWM in
     ``motifs.meme`` beside ``logos/`` (logos are not kept with saved runs: bench_runs/)."""
     logo_path = safe_child(logos, m["id"], ".png")
@@ -46,7 +46,7 @@ def logo_cell(m: dict, logos: Path, pwms: dict[str, np.ndarray]) -> str:
         png = logo_png(motif)
     else:
         return "<span class=muted>no logo (neither logos/ nor motifs.meme has it)</span>"
-    return f'<img class=logo alt="logo of {html.escape(m["id"])}" src="{data_uri(png)}">'
+    return f'<img class={css} alt="logo of {html.escape(m["id"])}" src="{data_uri(png)}">'
 
 
 def meme_pwms(path: Path) -> dict[str, np.ndarray]:

@@ -72,7 +72,9 @@ table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ddd;padding
 text-align:left;vertical-align:middle;font-size:.92em}th{background:#f4f4f4}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#777}.named{color:#0a6d2c;font-weight:600}.unnamed{color:#999}
-img.logo{height:70px}img.figure{max-width:100%}code{font-size:.95em}
+img.logo{height:70px}img.family-logo{width:260px;height:auto}
+details>summary{cursor:pointer;font-weight:600;margin:1em 0 .5em}
+img.figure{max-width:100%}code{font-size:.95em}
 """
 
 
@@ -214,29 +216,8 @@ def build_report(
              for p in evaluations or []]
         ),  # fmt: skip
     ]
-    ann = metrics.get("annealing") or {}
-    if ann.get("enabled"):
-        parts.append(
-            f"<p>Annealing: {ann.get('steps')} density steps, "
-            f"{'complete' if ann.get('complete') else 'not complete (budget ran out)'}; "
-            f"final bar {fmt(ann.get('final_bar'), 3)}.</p>"
-        )
-    if metrics.get("density") is not None or metrics.get("identifiability"):
-        parts += identifiability_section(metrics.get("identifiability"))
-    parts += [
-        "<h2>Training</h2>",
-        figure(annealing_curve(records, metric), "annealing curve", "No evaluations logged."),
-    ]
-    if metrics.get("motif") or any(r.get("val_fne") is not None for r in records):
-        parts.append(
-            figure(
-                motif_error_vs_density(records),
-                "motif errors against density",
-                "This run did not log motif errors during training.",
-            )
-        )
-    parts += diagnostics_section(diagnostics_dir(run))
-    parts += concepts_section(concepts_dir(run))
+    # A biologist reads top-down: the families (ranked by effect) first; the per-channel
+    # tables and the checks below, collapsed.
     if summary is not None:
         parts += families_section(summary, motifs_dir)
         family_list = (summary.get("families") or {}).get("families") or []
@@ -251,6 +232,31 @@ def build_report(
             "other seeds (pipeline: <code>seeds: [0, 1, 2]</code>) and compare the families "
             "with <code>sparling-genomics stability</code>.</p>"
         )
+    ann = metrics.get("annealing") or {}
+    if ann.get("enabled"):
+        parts.append(
+            f"<p>Annealing: {ann.get('steps')} density steps, "
+            f"{'complete' if ann.get('complete') else 'not complete (budget ran out)'}; "
+            f"final bar {fmt(ann.get('final_bar'), 3)}.</p>"
+        )
+    if metrics.get("density") is not None or metrics.get("identifiability"):
+        parts += collapsed("Identifiability check",
+                           identifiability_section(metrics.get("identifiability")),
+                           open_=summary is None)  # fmt: skip
+    parts += [
+        "<h2>Training</h2>",
+        figure(annealing_curve(records, metric), "annealing curve", "No evaluations logged."),
+    ]
+    if metrics.get("motif") or any(r.get("val_fne") is not None for r in records):
+        parts.append(
+            figure(
+                motif_error_vs_density(records),
+                "motif errors against density",
+                "This run did not log motif errors during training.",
+            )
+        )
+    parts += diagnostics_section(diagnostics_dir(run))
+    parts += concepts_section(concepts_dir(run))
     parts.append("<h2>Motifs</h2>")
     task = task_class(metrics["task"])
     rows = _metric_rows(metrics)
@@ -281,9 +287,10 @@ def build_report(
             f"<p>Shuffled control: {control.get('false_matches', 0)} of "
             f"{control.get('motifs', 0)} column-shuffled motifs would have been named "
             f"(false-match rate {fmt(control.get('false_match_rate'), 3)}).</p>",
-            _motif_table(summary, motifs_dir / "logos", truth),
-            positions_section(summary["motifs"]),
-        ]
+            *collapsed("Per-channel table and positions", [
+                _motif_table(summary, motifs_dir / "logos", truth),
+                positions_section(summary["motifs"])], open_=not summary.get("families")),
+        ]  # fmt: skip
     if variants is not None:
         found = read_run_json(Path(variants) / VARIANTS_SUMMARY, "made by `variants`")
         parts += variants_section(found, motifs_dir if summary is not None else None)
@@ -291,6 +298,14 @@ def build_report(
         parts += scan_section(scan, Path(scan_dir), link_from)
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def collapsed(title: str, parts: list[str], *, open_: bool = False) -> list[str]:
+    """``parts`` inside a ``<details>`` block titled ``title`` (open with ``open_``)."""
+    if not any(parts):
+        return []
+    return [f"<details{' open' if open_ else ''}><summary>{html.escape(title)}</summary>",
+            *parts, "</details>"]  # fmt: skip
 
 
 def write_report(run: Path, out: Path, **kwargs) -> Path:

@@ -79,6 +79,7 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
     settings = block.get("settings") or {}
     copies = block.get("near_copies") or {}
     rows = []
+    placed = any(f.get("positions") for f in block["families"])
     for f in block["families"]:
         members = ", ".join(
             f"<code>{html.escape(m['id'])}</code>{' (&minus;)' if m['strand'] == '-' else ''}"
@@ -95,11 +96,11 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
             name = "<span class=unnamed>unnamed</span>"
         rows.append(
             f"<tr><td><code>{html.escape(f['id'])}</code></td>"
-            f"<td>{logo_cell(f, logos, pwms)}</td>"
+            f"<td>{logo_cell(f, logos, pwms, css='family-logo')}</td>"
             f"<td><code>{html.escape(f['consensus'])}</code></td>"
             f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
             f"<td>{members}</td><td>{name}</td>{_effect_cell(f.get('effect'))}"
-            f"{_composition_cell(f.get('composition'))}</tr>"
+            f"{_composition_cell(f.get('composition'))}{_where_cell(f, placed)}</tr>"
         )  # fmt: skip
     exported = len(summary.get("motifs") or [])
     effects = block.get("effects")
@@ -134,8 +135,18 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
         "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
         f"{'<th>effect (nats; top-k drop; share)</th>' if effects else ''}"
         f"{'<th>reads (shuffled / real sites; bits a column)</th>' if mixed else ''}"
+        f"{'<th>where (against the window null)</th>' if placed else ''}"
         f"</tr>{''.join(rows)}</table>",
     ]
+
+
+def _where_cell(family: dict, placed: bool) -> str:
+    """A family's one-line position summary (its ``positions`` block), if families have
+    them."""
+    if not placed:
+        return ""
+    block = family.get("positions") or {}
+    return f"<td class=where>{html.escape(block.get('summary') or '')}</td>"
 
 
 def _composition_cell(composition: dict | None) -> str:
@@ -171,9 +182,14 @@ def stability_section(stability: dict, seed=None) -> list[str]:
     per_seed = "".join(
         f"<tr><td>{html.escape(str(s['seed']))}</td><td class=num>{s['families']}</td>"
         f"<td class=num>{s['recurring']}</td>"
-        f"<td class=num>{fmt(s['fraction_reproduced'], 3)}</td></tr>"
+        f"<td class=num>{fmt(s['fraction_reproduced'], 3)}</td>"
+        f"<td class=num>{fmt(s.get('effect_reproduced'), 3)}</td></tr>"
         for s in stability["seeds"]
     )
+    weighted = stability.get("effect_reproduced")
+    by_effect = ("" if weighted is None else
+                 f" Weighted by effect: families in every seed carry {fmt(weighted, 3)} of the "
+                 "summed family effect (mean over seeds).")  # fmt: skip
     mine = [r for r in stability["table"] if r["seed"] == f"seed{seed}"] or stability["table"]
     others = [str(s["seed"]) for s in stability["seeds"]]
     rows = []
@@ -196,8 +212,9 @@ def stability_section(stability: dict, seed=None) -> list[str]:
         "<h2>Seed stability</h2>",
         f"<p>Families matched across the seeds of this setting by Tomtom at q &lt; "
         f"{fmt(stability['q_threshold'])}: {fmt(stability['fraction_reproduced'], 3)} of all"
-        " families recur in every seed.</p>",
-        "<table><tr><th>seed</th><th>families</th><th>in every seed</th><th>fraction</th></tr>"
+        f" families recur in every seed.{by_effect}</p>",
+        "<table><tr><th>seed</th><th>families</th><th>in every seed</th><th>fraction</th>"
+        "<th>share of the effect</th></tr>"
         f"{per_seed}</table>",
         f"<table><tr><th>seed</th><th>family</th><th>consensus</th>"
         f"<th colspan={width}>match in the other seeds</th><th>in every seed</th></tr>"

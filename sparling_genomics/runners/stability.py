@@ -32,7 +32,9 @@ STABILITY_Q = 0.01  # the issue's threshold: a family must recur unmistakably, n
 
 
 def read_run_families(run: Path) -> tuple[int | None, list[ExportedMotif]]:
-    """(seed, family representatives) of an exported run; one-line errors naming the file."""
+    """(seed, family representatives) of an exported run; one-line errors naming the file.
+    Each representative's ``effect`` is its family's effect on the prediction (``motifs.json``;
+    None where the export measured none)."""
     run = Path(run)
     folder = motifs_dir(run)
     summary_path = folder / MOTIFS_SUMMARY
@@ -57,7 +59,8 @@ def read_run_families(run: Path) -> tuple[int | None, list[ExportedMotif]]:
             raise InputError(f"{folder / FAMILIES_DIR / MOTIFS_MEME}: family {f['id']!r} of "
                              f"{MOTIFS_SUMMARY} is missing; export again")  # fmt: skip
         out.append(ExportedMotif(f["id"], by_id[f["id"]], int(f["nsites"]),
-                                 (f.get("name") or "").replace(" ", "_")))  # fmt: skip
+                                 (f.get("name") or "").replace(" ", "_"),
+                                 effect=(f.get("effect") or {}).get("effect")))  # fmt: skip
     return seed, out
 
 
@@ -86,22 +89,32 @@ def family_stability(
                 matches[k][other] = ({"family": targets[best].id, "q_value": q,
                                       "strand": "-" if sim.reverse[k, best] else "+"}
                                      if q < q_threshold else None)  # fmt: skip
-        recurring = 0
+        recurring, effect, effect_recurring = 0, 0.0, 0.0
         for f, m in zip(families, matches):
             every = all(v is not None for v in m.values())
             recurring += every
+            weight = max(0.0, f.effect or 0.0)
+            effect += weight
+            effect_recurring += weight * every
             rows.append({"seed": label, "family": f.id, "consensus": f.consensus,
                          "nsites": f.nsites, "name": f.name or None,
+                         "effect": f.effect,
                          "in_every_seed": every, "matches": m})  # fmt: skip
         per_seed.append({"seed": label, "families": len(families), "recurring": recurring,
                          "fraction_reproduced": round(recurring / len(families), 4)
-                         if families else None})  # fmt: skip
+                         if families else None,
+                         "effect_reproduced": round(effect_recurring / effect, 4)
+                         if effect > 0 else None})  # fmt: skip
     total = sum(s["families"] for s in per_seed)
+    weighted = [s["effect_reproduced"] for s in per_seed if s["effect_reproduced"] is not None]
     return {
         "q_threshold": q_threshold,
         "seeds": per_seed,
         "fraction_reproduced": round(sum(s["recurring"] for s in per_seed) / total, 4)
         if total else None,
+        # The share of the summed family effect carried by families found in every seed
+        # (the mean over seeds; None where no run measured effects).
+        "effect_reproduced": round(float(np.mean(weighted)), 4) if weighted else None,
         "table": rows,
     }  # fmt: skip
 

@@ -47,3 +47,14 @@ def test_the_grammar_section_lists_preferred_spacings_and_marks_overlaps():
     html = grammar_section({"grammar": grammar})
     assert "Grammar between families" in html and "20..24" in html and "overlap" in html
     assert "No pair" in grammar_section({"grammar": {**grammar, "enriched": []}})
+
+
+def test_a_family_logo_is_drawn_wide_from_its_pwm(tmp_path):
+    import numpy as np
+
+    from sparling_genomics.report.html import logo_cell
+
+    pwm = np.full((6, 4), 0.1)
+    pwm[np.arange(6), [0, 2, 2, 3, 0, 1]] = 0.7
+    cell = logo_cell({"id": "r_f00", "nsites": 10}, tmp_path, {"r_f00": pwm}, css="family-logo")
+    assert cell.startswith("<img class=family-logo") and "data:image/png;base64," in cell

@@ -207,6 +207,11 @@ def test_export_clusters_the_motifs_into_families(planted_tiny):
 def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, tmp_path):
     page = planted_tiny.report.read_text()
     assert page.index("<h2>Motif families</h2>") < page.index("<h2>Motifs</h2>")
+    # Top-down: the families before the checks and the training curves; the per-channel
+    # tables below them, collapsed.
+    assert page.index("<h2>Motif families</h2>") < page.index("Identifiability check")
+    assert page.index("<h2>Motif families</h2>") < page.index("<h2>Training</h2>")
+    assert "<details><summary>Per-channel table and positions</summary>" in page
     assert "Not measured for this run" in page  # one seed: said, not hidden
     table = tmp_path / "stability.json"
     # The run against itself: every family recurs (a smoke test of the verb and the section).

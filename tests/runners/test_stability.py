@@ -47,6 +47,18 @@ def test_a_family_in_every_seed_counts_one_in_two_seeds_does_not():
     assert result["fraction_reproduced"] == pytest.approx(3 / 8, abs=1e-4)
 
 
+def test_the_effect_carried_by_recurring_families_is_weighed_by_effect():
+    seeds = [(f"seed{s}", families(s)) for s in range(3)]
+    for _, fams in seeds:
+        for f in fams:  # the recurring family carries most of each seed's effect
+            f.effect = 3.0 if f.id.endswith("_f00") else 1.0
+    result = family_stability(seeds)
+    assert [s["effect_reproduced"] for s in result["seeds"]] == [0.6, 0.6, 0.75]
+    assert result["effect_reproduced"] == pytest.approx(0.65, abs=1e-4)
+    assert family_stability([(f"seed{s}", families(s)) for s in range(2)])["effect_reproduced"] \
+        is None  # no effects measured: not a figure
+
+
 def test_one_run_is_refused():
     with pytest.raises(InputError, match="at least 2 runs"):
         family_stability([("seed0", families(0))])
