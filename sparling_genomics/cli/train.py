@@ -73,9 +73,9 @@ def train(
     """Train a Sparling model; writes the run directory OUT."""
     from ..errors import ConfigError
     from ..train.progress import summary_line
+    from ..train.retry import train_or_resume
     from ..train.run_config import resolve_config
     from ..train.trainer import train as run_training
-    from ..train.trainer import train_or_resume
 
     if resume and resume_if_same:
         raise ConfigError("give --resume or --resume-if-same, not both")

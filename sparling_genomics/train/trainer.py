@@ -35,14 +35,12 @@ continues exactly: the log and weights equal those of an uninterrupted run.
 from __future__ import annotations
 
 import copy
-import shutil
 import time
 from pathlib import Path
 
 import torch
 
 from ..config import RunConfig, dump_yaml
-from ..errors import RunDirectoryError
 from ..evaluate.evaluation import evaluate_model, score_model
 from ..rundir import (
     FINAL_CHECKPOINT,
@@ -51,7 +49,6 @@ from ..rundir import (
     checkpoint_path,
     config_path,
     create_run_directory,
-    metrics_path,
     metrics_record,
     prepare_run_directory,
     truncate_log,
@@ -450,22 +447,3 @@ def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool 
     trainer = Trainer(config, out, progress=progress)  # fails before anything is written
     create_run_directory(out, dump_yaml(recorded_config(config, out)))
     return trainer.run()
-
-
-def train_or_resume(config: RunConfig, out: Path, *, progress: bool = True) -> dict:
-    """Train ``config`` into ``out``, continuing the run there when it is a killed run of
-    this very config (its ``config.yaml`` reads the same, a last checkpoint, no metrics):
-    what a retried cluster job wants. Another run there (another config, finished, or
-    killed before its first checkpoint) is removed and trained afresh; a folder that is not
-    a run folder is refused."""
-    out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        if not config_path(out).is_file():
-            raise RunDirectoryError(f"{out}: exists and is not a run folder (no "
-                                    f"{config_path(out).name}); choose another --out")
-        same = config_path(out).read_text() == dump_yaml(recorded_config(config, out))
-        if (same and checkpoint_path(out, LAST_CHECKPOINT).is_file()
-                and not metrics_path(out).is_file()):  # fmt: skip
-            return train(config, out, resume=True, progress=progress)
-        shutil.rmtree(out)
-    return train(config, out, progress=progress)

@@ -18,8 +18,9 @@ from sparling_genomics.rundir import (
 )
 from sparling_genomics.train import trainer as trainer_module
 from sparling_genomics.train.checkpoint import load_checkpoint
+from sparling_genomics.train.retry import train_or_resume
 from sparling_genomics.train.run_config import resolve_config
-from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train, train_or_resume
+from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train
 
 from ..conftest import REPO
 
