@@ -57,7 +57,8 @@ def test_saved_run_loads_and_reports(run, tmp_path):
         exported = json.loads(summary.read_text())
         families = (exported.get("families") or {}).get("families") or []
         logos = len(exported["motifs"]) + len(families)  # each motif's and each family's
-        assert page.count("<img class=logo") == logos and "no logo" not in page
+        drawn = page.count("<img class=logo") + page.count("<img class=family-logo")
+        assert drawn == logos and "no logo" not in page
 
 
 def test_a_logo_with_no_pwm_is_marked_missing_not_a_crash(tmp_path):
