@@ -342,6 +342,51 @@ def bench_variants(run, out, n_variants, spacing, reference, compare, section, t
     click.echo(f"wrote {path}")
 
 
+def _parse_flanks(ctx, param, value: str) -> tuple[int, ...]:
+    """``--flanks 400,2000`` as OpenSpliceAI flanks (a click callback)."""
+    from .spliceai_net import ARCHITECTURES
+
+    try:
+        flanks = tuple(int(f) for f in str(value).split(",") if f.strip())
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of flanks") from None
+    bad = [f for f in flanks if f not in ARCHITECTURES]
+    if bad or not flanks:
+        raise click.BadParameter(f"flanks are {', '.join(map(str, sorted(ARCHITECTURES)))}")
+    return flanks
+
+
+@main.command("peers")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="Folder for the dataset, the runs, the peers' models and bench_peers.json.")
+@click.option("--reference", default="tair10-chr1", show_default=True,
+              help="Bundled reference whose test block every model is scored on.")
+@click.option("--minutes", type=click.FloatRange(min=0.1), default=23.0, show_default=True,
+              help="Training minutes of each of our models (the pipeline's); OpenSpliceAI "
+              "gets our baseline's measured wall time.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--flanks", default="400,2000", show_default=True, callback=_parse_flanks,
+              help="OpenSpliceAI flanks to retrain.")
+@click.option("--default-epochs", is_flag=True,
+              help="Also train OpenSpliceAI for its default 10 epochs (hours on 2 cores; "
+              "resumable: rerun the command to continue).")  # fmt: skip
+@click.option("--site-mutations", type=click.IntRange(min=10), default=400, show_default=True,
+              help="Test-block donor/acceptor site mutations scored by every model.")
+@click.option("--random-variants", type=click.IntRange(min=0), default=300, show_default=True,
+              help="Random SNVs and indels scored by every model.")
+@_benchmarks_md_option
+def bench_peers(out, reference, minutes, seed, flanks, default_epochs, site_mutations,
+                random_variants, benchmarks_md) -> None:  # fmt: skip
+    """SpliceAI and OpenSpliceAI beside our models: same positions, variants and clock."""
+    from .peers import run_peers_benchmark
+
+    path = run_peers_benchmark(out, reference=reference, minutes=minutes, seed=seed,
+                               flanks=flanks, default_epochs=default_epochs,
+                               site_mutations=site_mutations, random_variants=random_variants,
+                               benchmarks_md=benchmarks_md)  # fmt: skip
+    click.echo(f"wrote {path}")
+
+
 def _parse_sizes(ctx, param, value: str) -> list[str]:
     """``--sizes 100M,300M,1G`` as size labels (a click callback: bad input is a usage error)."""
     from .scale import parse_size, size_label

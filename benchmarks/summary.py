@@ -31,6 +31,8 @@ SECTION_ORDER = (
     # the product: the pipeline and its verbs on real genomes
     "pipeline", "splicing", "splicing-seeds", "apply", "scale", "scan", "scan-load", "variants",
     "motif-export",
+    # the field's tools beside ours
+    "peers",
     # the method
     "planted", "planted-data", "identifiability", "sparse-layer",
     # the Sparling paper's domains
@@ -403,6 +405,25 @@ def _concepts(results: list[dict], name: str) -> Headline:
     return Headline(figure)
 
 
+
+def _peers(results: list[dict], name: str) -> Headline:
+    """Sparling against SpliceAI off the shelf, our baseline against OpenSpliceAI retrained
+    for the same wall time (the peers section's first two comparisons)."""
+    from .peers_report import BASELINE_GAP
+
+    (r,) = results
+    mean = {n: m["e2e"]["mean_topk"] for n, m in r["models"].items()}
+    same_time = [n for n in mean if n.startswith("openspliceai") and not n.endswith("_default")]
+    if "spliceai" not in mean or not same_time:
+        return SEE_SECTION
+    best = max(same_time, key=mean.get)
+    figure = (f"mean top-k: Sparling {mean['sparling']:.3f} vs SpliceAI {mean['spliceai']:.3f}; "
+              f"baseline {mean['baseline']:.3f} vs OpenSpliceAI-{best.removeprefix('openspliceai')}"
+              f" {mean[best]:.3f} (same wall time)")  # fmt: skip
+    met = mean["sparling"] > mean["spliceai"] and mean[best] - mean["baseline"] <= BASELINE_GAP
+    return Headline(figure, f"Sparling > SpliceAI; baseline within {BASELINE_GAP} of "
+                    "OpenSpliceAI", met)  # fmt: skip
+
 #: The summary function of each benchmark, by the ``benchmark`` field of its JSON.
 SUMMARIES: dict[str, Callable[[list[dict], str], Headline]] = {
     "planted": _planted,
@@ -414,6 +435,7 @@ SUMMARIES: dict[str, Callable[[list[dict], str], Headline]] = {
     "scan": _scan,
     "scan-load": _scan_load,
     "variants": _variants,
+    "peers": _peers,
     "motif-export": _motif_export,
     "planted-data": _planted_data,
     "sparse-layer": _sparse_layer,

@@ -47,7 +47,7 @@ FLOOR_CORE_DESTROYED = 0.95
 FLOOR_MIDPOINT_DELTA = 0.01
 
 
-def _test_block(run: Path):
+def test_block(run: Path):
     """(the dataset's sources: fasta, annotation; seqid -> (start of the test block, None))
     of a run's dataset."""
     from sparling_genomics.genome.dataset import SiteDataset
@@ -61,7 +61,7 @@ def _test_block(run: Path):
     return source, blocks
 
 
-def _write_vcf(path: Path, rows: list[tuple[str, int, str, str, str]]) -> None:
+def write_vcf(path: Path, rows: list[tuple[str, int, str, str, str]]) -> None:
     rows = sorted(rows, key=lambda r: (r[0], r[1]))
     lines = HEADER + [f"{c}\t{p + 1}\t{i}\t{r}\t{a}\t.\t.\t." for c, p, i, r, a in rows]
     path.write_text("\n".join(lines) + "\n")
@@ -131,7 +131,7 @@ def site_mutations(genome, annotation: Path, blocks: dict) -> tuple[list[tuple],
     return sites, introns
 
 
-def _run_variants(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> dict:
+def run_variants_verb(run: Path, vcf: Path, out: Path, fasta: Path, gff: Path) -> dict:
     """The verb in a subprocess: its summary, wall seconds and peak RSS (GB)."""
     args = [*CLI, "variants", "--model", str(run), "--vcf", str(vcf), "--out", str(out),
             "--fasta", str(fasta), "--gff", str(gff)]  # fmt: skip
@@ -238,14 +238,14 @@ def _truth_runs(run: Path, out: Path, genome, gff: Path, blocks: dict, fasta: Pa
     rng = np.random.default_rng(1)
     keep = rng.choice(len(introns), min(len(sites), len(introns)), replace=False)
     introns = [introns[i] for i in sorted(keep)]
-    _write_vcf(out / "truth.vcf", sites + introns)
-    truth_run = _run_variants(run, out / "truth.vcf", out / "truth", fasta, gff)
+    write_vcf(out / "truth.vcf", sites + introns)
+    truth_run = run_variants_verb(run, out / "truth.vcf", out / "truth", fasta, gff)
     truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
                    motifs_dir(run) / MOTIFS_SUMMARY)  # fmt: skip
     compared = None
     if compare is not None:  # the same mutations through another model (e.g. the baseline)
         compare = Path(compare)
-        other = _run_variants(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
+        other = run_variants_verb(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
         compared = _truth(out / "truth_compare" / "variant_scores.tsv",
                           out / "truth_compare" / "motif_changes.tsv",
                           motifs_dir(compare) / MOTIFS_SUMMARY) | {
@@ -262,23 +262,23 @@ def run_variants_benchmark(run: Path, out: Path, *, variants: int = 20_000, spac
 
     run, out = Path(run), Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    source, blocks = _test_block(run)
+    source, blocks = test_block(run)
     fasta, gff = Path(source["fasta"]), Path(source["annotation"])
     if reference:  # the run's dataset's files, from the named reference
         fasta, gff = load_reference(reference).fasta, load_reference(reference).annotation
     genome = Genome(fasta)
     rows = random_variants(genome, blocks, variants, spacing)
     small = rows[: max(1, variants // 10)]
-    _write_vcf(out / "random_small.vcf", small)
-    _write_vcf(out / "random.vcf", rows)
-    first = _run_variants(run, out / "random_small.vcf", out / "random_small", fasta, gff)
-    whole = _run_variants(run, out / "random.vcf", out / "random", fasta, gff)
+    write_vcf(out / "random_small.vcf", small)
+    write_vcf(out / "random.vcf", rows)
+    first = run_variants_verb(run, out / "random_small.vcf", out / "random_small", fasta, gff)
+    whole = run_variants_verb(run, out / "random.vcf", out / "random", fasta, gff)
     naive = _naive_rate(run, genome, gff, sorted(rows, key=lambda r: (r[0], r[1]))[:1000])
     # The same verb on variants 100x sparser (no two share a reference window).
     sparse_rows = random_variants(genome, blocks, max(10, min(variants // 10, 2000)), spacing * 100,
                                   seed=1)  # fmt: skip
-    _write_vcf(out / "random_sparse.vcf", sparse_rows)
-    sparse = _run_variants(run, out / "random_sparse.vcf", out / "random_sparse", fasta, gff)
+    write_vcf(out / "random_sparse.vcf", sparse_rows)
+    sparse = run_variants_verb(run, out / "random_sparse.vcf", out / "random_sparse", fasta, gff)
     scored = whole["summary"]["counts"]["scored"]
     extra = scored - first["summary"]["counts"]["scored"]
     marginal = extra / max(1e-9, whole["seconds"] - first["seconds"])

@@ -1,0 +1,118 @@
+"""The peers benchmark's variant step: the same alleles through our ``variants`` verb and each
+peer with SpliceAI's delta rule; loss rates, agreement with SpliceAI and speed.
+
+Alleles: a random sample of the test block's donor GT->CA and acceptor AG->TC mutations
+(canonical sites of the selected transcripts, ``benchmarks/variants.py``'s), and random SNVs
+and 1-3 nt indels from the test block's start. Our verb decides which strands an allele is
+scored on (its gene's strand, both where no gene); every peer scores exactly those
+allele-strands, so each rate below is allele-strands per second, start-up included for our
+verb (a subprocess, as a user runs it) and the peers' forward passes alone (in this process).
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sparling_genomics.genome.dataset import SiteDataset
+from sparling_genomics.genome.dataset_source import source_file
+from sparling_genomics.train.device import pick_device
+
+from .peer_variants import SCORES, peer_variant_scores
+from .variants import random_variants as make_random_variants
+from .variants import run_variants_verb, site_mutations, write_vcf
+
+LOSS = 0.5  # the in-silico floor's threshold on DS_DL / DS_AL
+SPACING = 30  # random variants: one per this many bases on average (the variants benchmark's)
+
+
+def read_scores(path: Path) -> dict[tuple[str, str], tuple[float, ...]]:
+    """(id, strand) -> (DS_AG, DS_AL, DS_DG, DS_DL) of our verb's ``variant_scores.tsv``."""
+    with open(path) as fh:
+        return {(r["id"], r["strand"]): tuple(float(r[k]) for k in SCORES)
+                for r in csv.DictReader(fh, delimiter="\t")}  # fmt: skip
+
+
+def loss_rates(scores: dict) -> dict:
+    """Share of site mutations, on their own strand, whose matching loss is >= 0.5."""
+    out = {}
+    for kind, column, at in (("donor", 3, 5), ("acceptor", 1, 8)):
+        own = [s[column] for (vid, strand), s in scores.items()
+               if s is not None and vid.startswith(kind) and vid[at] == strand]  # fmt: skip
+        out[kind] = {"sites": len(own),
+                     "fraction_loss_at_least_0.5": round(float(np.mean(np.array(own) >= LOSS)), 4)
+                     if own else None}  # fmt: skip
+    return out
+
+
+def agreement(scores: dict, reference: dict) -> dict:
+    """Pearson r of each DS score (and all four pooled) over the allele-strands both scored."""
+    keys = [k for k in scores if scores[k] is not None and reference.get(k) is not None]
+    if len(keys) < 3:
+        return {"allele_strands": len(keys)}
+    a = np.array([scores[k] for k in keys])
+    b = np.array([reference[k] for k in keys])
+    out: dict = {"allele_strands": len(keys)}
+    for i, name in enumerate(SCORES):
+        out[name] = _pearson(a[:, i], b[:, i])
+    out["pooled"] = _pearson(a.ravel(), b.ravel())
+    return out
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float | None:
+    if a.std() == 0 or b.std() == 0:
+        return None
+    return round(float(np.corrcoef(a, b)[0, 1]), 4)
+
+
+def variant_comparison(
+    out: Path, dataset: Path, genome, models: dict, nets: dict, *, site_mutations_n: int = 400,
+    random_variants_n: int = 300,
+) -> dict:
+    """Every model on the same allele-strands: rates, loss >= 0.5 shares, r against SpliceAI."""
+    folder = Path(out) / "variants"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = SiteDataset(dataset)
+    blocks = {s: (int(b[1]), None) for s, b in data.boundaries.items()}
+    fasta = source_file(data.source, "fasta", dataset)
+    gff = source_file(data.source, "annotation", dataset)
+    data.close()
+    sites, _ = site_mutations(genome, gff, blocks)
+    rng = np.random.default_rng(0)
+    keep = np.sort(rng.choice(len(sites), min(site_mutations_n, len(sites)), replace=False))
+    rows = [sites[i] for i in keep]
+    rows += make_random_variants(genome, blocks, random_variants_n, SPACING, seed=2)
+    vcf = folder / "peers.vcf"
+    write_vcf(vcf, rows)
+    scores: dict[str, dict] = {}
+    seconds: dict[str, float] = {}
+    for name in ("baseline", "sparling"):
+        run = run_variants_verb(Path(models[name]["run"]), vcf, folder / name, fasta, gff)
+        scores[name] = read_scores(folder / name / "variant_scores.tsv")
+        seconds[name] = run["seconds"]
+    keys = sorted(set(scores["baseline"]) & set(scores["sparling"]))
+    by_id = {row[2]: row for row in rows}
+    alleles = [(by_id[i][0], by_id[i][1], by_id[i][3], by_id[i][4], 1 if s == "+" else -1)
+               for i, s in keys]  # fmt: skip
+    device = pick_device()
+    for name, net in nets.items():
+        began = time.perf_counter()
+        found = peer_variant_scores(net.to(device), genome.fetch, alleles, device=device)
+        seconds[name] = round(time.perf_counter() - began, 2)
+        scores[name] = dict(zip(keys, found))
+    reference = scores.get("spliceai", {})
+    result: dict = {"site_mutations": len(keep), "random_variants": random_variants_n,
+                    "allele_strands": len(keys), "vcf": str(vcf), "models": {}}  # fmt: skip
+    for name, table in scores.items():
+        shared = {k: table.get(k) for k in keys}
+        result["models"][name] = {
+            "seconds": seconds[name],
+            "allele_strands_per_second": round(len(keys) / seconds[name], 2),
+            "loss": loss_rates(shared),
+            "agreement_with_spliceai": agreement(shared, reference) if reference else None,
+            "unscored": sum(v is None for v in shared.values()),
+        }
+    return result

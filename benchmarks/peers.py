@@ -1,0 +1,236 @@
+"""Peers benchmark: SpliceAI off the shelf and OpenSpliceAI retrained, beside our models, on
+the same test positions, the same variants and the same clock.
+
+One run (``python -m benchmarks peers --out OUT``), each step kept in ``OUT/steps/NAME.json``
+so a killed or stopped run continues where it stopped (``--resume`` is the default; a step
+whose training was killed resumes from its own checkpoint):
+
+1. ``dataset``: our splicing dataset of the reference (default TAIR10 chr1): per-sequence
+   train / validation / test blocks, every site of every selected transcript.
+2. ``baseline`` and ``sparling``: our non-sparse baseline and Sparling model, the splicing
+   task's defaults, each ``--minutes`` of training on this machine (the pipeline's 23).
+3. ``spliceai``: the five published models of the ``spliceai`` wheel, averaged, 10k context,
+   run by the PyTorch port (``benchmarks/spliceai_net.py``) after it is checked against Keras
+   on the same inputs (``keras_check``: largest difference of any probability).
+4. ``openspliceai_data``: our split in OpenSpliceAI's stage-1 format
+   (``benchmarks/openspliceai_data.py``), then its own stage 2 (``create_dataset``).
+5. ``openspliceai{F}`` for F in ``--flanks`` (400, 2000): OpenSpliceAI's model, optimizer,
+   schedule, batches and loss (``scripts/peers/openspliceai_train.py``), trained for our
+   baseline's measured wall time; ``openspliceai{F}_default``: the same for as long as its
+   defaults ask (10 epochs), only with ``--default-epochs`` (hours on 2 cores; resumable).
+6. Every model on the test block's labelled positions (our ``site_metrics``: top-k, PR-AUC).
+7. ``variants``: ``--site-mutations`` of the test block's donor GT->CA / acceptor AG->TC
+   mutations and ``--random-variants`` random SNVs and indels through our ``variants`` verb
+   (each of our runs) and through each peer with SpliceAI's delta rule
+   (``benchmarks/peer_variants.py``), on the allele-strands our verb scored: loss >= 0.5
+   rates, Pearson r of the DS scores against SpliceAI's, allele-strands per second.
+
+The peers live in their own environment (``bash scripts/setup_peers.sh``: build/peers/.venv,
+never in the project's lock). Writes ``OUT/bench_peers.json`` and the ``peers`` section of
+BENCHMARKS.md (``benchmarks/peers_report.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from sparling_genomics.evaluate.site_metrics import site_metrics
+from sparling_genomics.genome.dataset import SiteDataset
+from sparling_genomics.genome.dataset_source import source_file
+from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.io import write_json_atomic
+from sparling_genomics.train.device import pick_device
+from sparling_genomics.train.run_config import resolve_config
+
+from .openspliceai_data import write_datafiles
+from .peer_positions import peer_site_scores
+from .report import machine_description, run_or_resume
+from .spliceai_net import load_openspliceai, load_spliceai, spliceai_models_dir
+from .splicing import MODELS, build_dataset_measured
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER_PYTHON = ROOT / "build" / "peers" / ".venv" / "bin" / "python"
+SCRIPTS = ROOT / "scripts" / "peers"
+FLANKS = (400, 2000)
+
+
+def setup_peers() -> Path:
+    """The peers' venv (made or checked by ``scripts/setup_peers.sh``): its python."""
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "setup_peers.sh")], capture_output=True,
+                          text=True)  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"scripts/setup_peers.sh failed: {done.stderr.strip()[-500:]}")
+    return PEER_PYTHON
+
+
+def step(out: Path, name: str, compute: Callable[[], dict]) -> dict:
+    """A step's result: read from ``OUT/steps/NAME.json`` if it finished before, else computed
+    now and written (atomically: a killed step leaves no result)."""
+    path = out / "steps" / f"{name}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    result = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, result)
+    return result
+
+
+def peer_python(args: list[str], *, cwd: Path | None = None) -> float:
+    """Run the peers' python with ``args``; its wall seconds (a failure raises, with its
+    stderr's end)."""
+    began = time.perf_counter()
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="2")
+    done = subprocess.run([str(PEER_PYTHON), *args], capture_output=True, text=True, cwd=cwd,
+                          env=env)  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:2])} failed: {done.stderr.strip()[-800:]}")
+    return round(time.perf_counter() - began, 2)
+
+
+def our_run(out: Path, name: str, dataset: Path, minutes: float, seed: int) -> dict:
+    config = resolve_config("splicing", "cpu", overrides=[
+        {"seed": seed, "data": {"dataset": str(dataset)}, "train": {"max_seconds": minutes * 60}},
+        MODELS[name] if name == "baseline" else {},
+    ])  # fmt: skip
+    metrics = run_or_resume(out / name, config)
+    return {"run": str(out / name), "e2e": metrics["e2e"], "sites": metrics.get("sites"),
+            "wall_seconds": metrics["wall_seconds"], "samples_seen": metrics["samples_seen"],
+            "stopped_by": metrics.get("stopped_by"), "device": metrics.get("device")}  # fmt: skip
+
+
+def test_positions(dataset_path: Path) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray,
+                                                 list[str]]:  # fmt: skip
+    """(seqids, strands, starts, labels, classes) of the test block's windows (all of them:
+    what ``evaluate`` scores with the splicing default ``data.test_windows: 0``)."""
+    data = SiteDataset(dataset_path)
+    try:
+        index = data.indices("test")
+        where = data.windows(index)
+        seqids = [data.seqids[s] for s in where["seqid"]]
+        return seqids, where["strand"], where["start"], data.labels(index), list(data.classes)
+    finally:
+        data.close()
+
+
+def score_peer(net: torch.nn.Module, dataset_path: Path, genome: Genome) -> dict:
+    """A peer's top-k and PR-AUC on the test block's labelled positions, and its speed."""
+    device = pick_device()
+    net = net.to(device)
+    seqids, strands, starts, labels, classes = test_positions(dataset_path)
+    began = time.perf_counter()
+    scores, kept = peer_site_scores(net, genome.fetch, seqids, strands, starts, labels, classes,
+                                    device=device)  # fmt: skip
+    seconds = time.perf_counter() - began
+    sites = site_metrics(scores, kept, classes)
+    e2e = {"mean_topk": sites["mean_topk"]}
+    for name in classes[1:]:
+        e2e[f"{name}_topk"], e2e[f"{name}_pr_auc"] = sites[name]["topk"], sites[name]["pr_auc"]
+    return {"e2e": e2e, "sites": sites, "seconds": round(seconds, 2),
+            "positions_per_second": round(len(kept) / seconds, 1), "device": str(device)}
+
+
+def keras_check(out: Path, models_dir: Path, ensemble) -> dict:
+    """The port against Keras on the same inputs: largest probability difference per model."""
+    npz = out / "keras_reference.npz"
+    seconds = peer_python([str(SCRIPTS / "keras_reference.py"), "--models", str(models_dir),
+                           "--out", str(npz), "--inputs", "3", "--length", "500"])  # fmt: skip
+    ref = np.load(npz)
+    eye = np.concatenate([np.eye(4, dtype=np.float32), np.zeros((1, 4), dtype=np.float32)])
+    x = torch.from_numpy(eye[ref["codes"]].transpose(0, 2, 1).copy())
+    diffs = {}
+    with torch.no_grad():
+        for i, member in enumerate(ensemble.members, 1):
+            port = member(x).numpy().transpose(0, 2, 1)
+            diffs[f"spliceai{i}"] = float(np.abs(port - ref[f"model{i}"]).max())
+    return {"max_abs_difference": diffs, "worst": max(diffs.values()), "keras_seconds": seconds,
+            "inputs": int(ref["codes"].shape[0]), "outputs_each": 500}  # fmt: skip
+
+
+def openspliceai_data(out: Path, dataset: Path) -> dict:
+    """Our split as OpenSpliceAI's stage-1 files, then its own stage 2 (``create_dataset``)."""
+    folder = out / "openspliceai_data"
+    began = time.perf_counter()
+    records = write_datafiles(dataset, folder)
+    stage1 = round(time.perf_counter() - began, 2)
+    code = ("import argparse; from openspliceai.create_data.create_dataset import create_dataset;"
+            f" create_dataset(argparse.Namespace(output_dir={str(folder)!r},"
+            " chr_split='train-test', biotype='protein-coding'))")  # fmt: skip
+    stage2 = peer_python(["-c", code])
+    return {"folder": str(folder), "records": records, "stage1_seconds": stage1,
+            "stage2_seconds": stage2}  # fmt: skip
+
+
+def openspliceai_train(out: Path, data: dict, flank: int, *, max_seconds: float,
+                       epochs: int = 10, name: str | None = None) -> dict:  # fmt: skip
+    """OpenSpliceAI trained by ``scripts/peers/openspliceai_train.py`` (resumes a killed run)."""
+    folder = out / (name or f"openspliceai{flank}")
+    threads = str(torch.get_num_threads())
+    seconds = peer_python([str(SCRIPTS / "openspliceai_train.py"), "--data", data["folder"],
+                           "--flank", str(flank), "--out", str(folder), "--max-seconds",
+                           str(max_seconds), "--epochs", str(epochs), "--threads", threads])
+    progress = json.loads((folder / "progress.json").read_text())
+    progress.pop("losses", None)
+    return progress | {"folder": str(folder), "model": str(folder / "model.pt"),
+                       "last_call_seconds": seconds}  # fmt: skip
+
+
+def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: float = 23.0,
+                        seed: int = 0, flanks: tuple[int, ...] = FLANKS,
+                        default_epochs: bool = False, site_mutations: int = 400,
+                        random_variants: int = 300,
+                        benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
+    """The whole benchmark; finished steps are read back, so a stopped run continues."""
+    from .peer_comparison import variant_comparison
+    from .peers_report import publish_peers
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    setup_peers()
+    dataset = out / "dataset.h5"
+    build = step(out, "dataset", lambda: build_dataset_measured(dataset, reference))
+    genome = Genome(source_file(SiteDataset(dataset).source, "fasta", dataset))
+    spliceai_dir = spliceai_models_dir(PEER_PYTHON)
+    ensemble = load_spliceai(spliceai_dir)
+    check = step(out, "keras_check", lambda: keras_check(out, spliceai_dir, ensemble))
+    spliceai = step(out, "spliceai", lambda: score_peer(ensemble, dataset, genome))
+    models: dict[str, dict] = {}
+    for name in ("sparling", "baseline"):
+        models[name] = step(out, name, lambda n=name: our_run(out, n, dataset, minutes, seed))
+    models["spliceai"] = spliceai
+    budget = models["baseline"]["wall_seconds"]
+    data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset))
+    trained = {}
+    for flank in flanks:
+        key = f"openspliceai{flank}"
+        trained[key] = step(out, f"{key}_train", lambda f=flank: openspliceai_train(
+            out, data, f, max_seconds=budget))  # fmt: skip
+        models[key] = step(out, key, lambda k=key, f=flank: score_peer(
+            load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
+        if default_epochs:
+            long = f"{key}_default"
+            trained[long] = step(out, f"{long}_train", lambda f=flank, n=long: openspliceai_train(
+                out, data, f, max_seconds=0, name=n))  # fmt: skip
+            models[long] = step(out, long, lambda k=long, f=flank: score_peer(
+                load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
+    nets = {"spliceai": ensemble} | {
+        k: load_openspliceai(Path(v["model"]), int(v["flank"])) for k, v in trained.items()}
+    variants = step(out, "variants", lambda: variant_comparison(
+        out, dataset, genome, models, nets, site_mutations_n=site_mutations,
+        random_variants_n=random_variants))  # fmt: skip
+    result = {
+        "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
+        "machine": machine_description(),
+        "command": f"python -m benchmarks peers --out {out} --reference {reference}",
+        "context": SiteDataset(dataset).context,
+        "dataset_build": build, "keras_check": check, "models": models,
+        "openspliceai_training": trained, "openspliceai_data": data, "variants": variants,
+    }  # fmt: skip
+    return publish_peers(result, out, Path(benchmarks_md))

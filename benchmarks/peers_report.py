@@ -1,0 +1,134 @@
+"""The peers benchmark's section of BENCHMARKS.md: one table, same test positions, and the
+issue's comparisons stated as met or not (figures read from ``bench_peers.json``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .report import machine_line, publish
+
+#: The comparisons the section judges: Sparling ahead of SpliceAI off the shelf; our baseline
+#: within this of OpenSpliceAI retrained for the same wall time; the in-silico floor.
+BASELINE_GAP = 0.01
+FLOOR_LOSS_SHARE = 0.90
+
+ROWS = {
+    "sparling": ("Sparling (ours)", "{context}", "this genome's train block"),
+    "baseline": ("non-sparse baseline (ours)", "{context}", "this genome's train block"),
+    "spliceai": ("SpliceAI, 5 models, off the shelf", "10,000", "human (GENCODE), as published"),
+}
+
+
+def row_label(name: str, result: dict) -> tuple[str, str, str]:
+    """(model, context, training data) of a table row."""
+    if name in ROWS:
+        model, context, data = ROWS[name]
+        return model, context.format(context=result.get("context", "?")), data
+    flank = name.removeprefix("openspliceai").split("_")[0]
+    how = "its defaults (10 epochs)" if name.endswith("_default") else "our baseline's wall time"
+    return f"OpenSpliceAI retrained, {how}", f"{int(flank):,}", "this genome's train block"
+
+
+def training_minutes(name: str, result: dict) -> str:
+    if name in ("sparling", "baseline"):
+        return f"{result['models'][name]['wall_seconds'] / 60:.1f}"
+    trained = result["openspliceai_training"].get(f"{name}")
+    if trained is None:
+        return "- (published)"
+    epochs = trained["global_batch"] / trained["batches_per_epoch"]
+    return f"{trained['seconds'] / 60:.1f} ({epochs:.2f} epochs)"
+
+
+def _f(value, spec: str = ".3f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def markdown(result: dict, json_path: Path) -> str:
+    models, variants = result["models"], result.get("variants") or {"models": {}}
+    lines = [
+        "## Peers: SpliceAI and OpenSpliceAI on our test positions",
+        "",
+        f"`{result['command']}` ({machine_line(result['machine'])}); JSON: `{json_path}`.",
+        "Every model is scored on the same labelled positions (the test block of "
+        f"{result['reference']}, both strands, every site of every selected transcript) by the "
+        "same top-k / PR-AUC code; variants are the same allele-strands for every model.",
+        "",
+        "| model | context (nt) | training data | training min on this machine | donor top-k "
+        "| acceptor top-k | mean top-k | donor PR-AUC | acceptor PR-AUC | allele-strands/s "
+        "| donor GT>CA loss >= 0.5 | acceptor AG>TC loss >= 0.5 | r with SpliceAI (DS, pooled) |",
+        "|" + "---|" * 13,
+    ]
+    for name, m in models.items():
+        label, context, data = row_label(name, {"context": result.get("context")})
+        e2e, v = m["e2e"], variants["models"].get(name, {})
+        loss = v.get("loss", {})
+        agree = (v.get("agreement_with_spliceai") or {}).get("pooled")
+        lines.append(
+            f"| {label} | {context} | {data} | {training_minutes(name, result)} "
+            f"| {_f(e2e.get('donor_topk'))} | {_f(e2e.get('acceptor_topk'))} "
+            f"| {_f(e2e['mean_topk'])} | {_f(e2e.get('donor_pr_auc'))} "
+            f"| {_f(e2e.get('acceptor_pr_auc'))} | {_f(v.get('allele_strands_per_second'), '.1f')} "
+            f"| {_share(loss, 'donor')} | {_share(loss, 'acceptor')} "
+            f"| {'1 (itself)' if name == 'spliceai' else _f(agree)} |"
+        )
+    lines += ["", *verdicts(result)]
+    check = result["keras_check"]
+    lines += [
+        "",
+        f"The PyTorch port of SpliceAI's Keras models differs from Keras by at most "
+        f"{check['worst']:.1e} in any probability ({check['inputs']} inputs of "
+        f"{check['outputs_each']} outputs, each of the 5 models).",
+    ]
+    if variants.get("allele_strands"):
+        lines.append(
+            f"Variants: {variants['site_mutations']} site mutations and "
+            f"{variants['random_variants']} random variants, {variants['allele_strands']} "
+            "allele-strands; our rates include the verb's start-up (a subprocess, as a user "
+            "runs it), the peers' are forward passes in the benchmark's process."
+        )
+    return "\n".join(lines)
+
+
+def _share(loss: dict, kind: str) -> str:
+    entry = loss.get(kind) or {}
+    value = entry.get("fraction_loss_at_least_0.5")
+    return "-" if value is None else f"{value:.1%} of {entry['sites']}"
+
+
+def verdicts(result: dict) -> list[str]:
+    """The issue's comparisons, each stated with its figures and met / not met."""
+    models = result["models"]
+    mean = {name: m["e2e"]["mean_topk"] for name, m in models.items()}
+    out = []
+    if "spliceai" in mean:
+        met = mean["sparling"] > mean["spliceai"]
+        out.append(f"- Sparling ahead of SpliceAI off the shelf: {mean['sparling']:.3f} vs "
+                   f"{mean['spliceai']:.3f} mean top-k: **{'met' if met else 'not met'}**.")
+    same_time = [n for n in mean if n.startswith("openspliceai") and not n.endswith("_default")]
+    for name in same_time:
+        gap = mean[name] - mean["baseline"]
+        met = gap <= BASELINE_GAP
+        out.append(f"- Baseline within {BASELINE_GAP} of {row_label(name, {})[0]} "
+                   f"(flank {name.removeprefix('openspliceai')}): {mean['baseline']:.3f} vs "
+                   f"{mean[name]:.3f} (gap {gap:+.3f}): **{'met' if met else 'not met'}**.")
+    rates = {}
+    for name, v in (result.get("variants") or {}).get("models", {}).items():
+        shares = [(v["loss"].get(k) or {}).get("fraction_loss_at_least_0.5") for k in
+                  ("donor", "acceptor")]  # fmt: skip
+        if None not in shares:
+            rates[name] = min(shares)
+    if rates:
+        ours = {n: r for n, r in rates.items() if n in ("sparling", "baseline")}
+        met = any(r >= FLOOR_LOSS_SHARE for r in ours.values())
+        listed = ", ".join(f"{n} {r:.1%}" for n, r in rates.items())
+        out.append(f"- In-silico floor (loss >= 0.5 on >= {FLOOR_LOSS_SHARE:.0%} of both "
+                   f"classes' site mutations) by one of our models: lower class share {listed}: "
+                   f"**{'met' if met else 'not met'}**.")
+    out.append(f"- Sparling / baseline mean top-k at {result.get('context', '?')} nt: "
+               f"{mean['sparling'] / mean['baseline']:.3f}.")
+    return out
+
+
+def publish_peers(result: dict, out: Path, benchmarks_md: Path) -> Path:
+    json_path = Path(out) / "bench_peers.json"
+    return publish(result, json_path, benchmarks_md, "peers", markdown(result, json_path))

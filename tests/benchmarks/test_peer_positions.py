@@ -1,0 +1,79 @@
+"""The peers' coordinates: a site at a known genome position lands on our label, both strands."""
+
+import numpy as np
+import pytest
+import torch
+
+from benchmarks.peer_positions import class_columns, peer_site_scores, window_runs
+from sparling_genomics.errors import InputError
+from sparling_genomics.evaluate.site_metrics import site_metrics
+
+N_CODE = 4
+T, C, G = 3, 1, 2
+
+
+class MarkNet(torch.nn.Module):
+    """A peer whose donor probability is 1 where the oriented base at the centre of its
+    context is G: a G on the plus strand, a C on the minus strand."""
+
+    context = 6
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        g = x[:, G, 3:-3]
+        return torch.stack([1 - g, torch.zeros_like(g), g], dim=1)  # none, acceptor, donor
+
+
+def genome(length=1000, plus_g=(123, 977), minus_c=(456,)):
+    codes = np.full(length, T, dtype=np.uint8)
+    codes[list(plus_g)] = G
+    codes[list(minus_c)] = C
+
+    def fetch(seqid, start, end):
+        out = np.full(end - start, N_CODE, dtype=np.uint8)
+        lo, hi = max(start, 0), min(end, length)
+        out[lo - start : hi - start] = codes[lo:hi]
+        return out
+
+    return fetch
+
+
+@pytest.mark.parametrize("chunk", [5000, 64, 7])
+def test_sites_on_both_strands_land_on_their_labels(chunk):
+    window = 100
+    seqids = ["chr1"] * 4
+    strands = np.array([1, 1, -1, 1])
+    starts = np.array([100, 200, 400, 950])  # two touching windows, one minus, one past the end
+    labels = np.zeros((4, window), dtype=np.int8)
+    labels[3, 50:] = -1  # beyond the sequence: not labelled
+    donor = 1  # our order: none, donor, acceptor
+    labels[0, 123 - 100] = donor  # plus: index = position - start
+    labels[2, 400 + window - 1 - 456] = donor  # minus: index = start + window - 1 - position
+    labels[3, 977 - 950] = donor
+    scores, kept = peer_site_scores(MarkNet(), genome(), seqids, strands, starts, labels,
+                                    ["none", "donor", "acceptor"], chunk=chunk)  # fmt: skip
+    assert len(kept) == 4 * window - 50
+    assert np.array_equal(scores[:, 1] == 1, kept == donor)  # exactly the labelled sites
+    assert not scores[:, 2].any()
+    metrics = site_metrics(scores, kept, ["none", "donor", "acceptor"])
+    assert metrics["donor"]["topk"] == 1.0
+
+
+def test_a_site_on_the_other_strand_is_not_seen():
+    labels = np.zeros((1, 100), dtype=np.int8)
+    labels[0, 456 - 400] = 1  # the C at 456 is a G only on the minus strand
+    scores, _ = peer_site_scores(MarkNet(), genome(), ["chr1"], np.array([1]), np.array([400]),
+                                 labels, ["none", "donor", "acceptor"])  # fmt: skip
+    assert not scores[:, 1].any()
+
+
+def test_touching_windows_share_a_run_and_strands_do_not():
+    runs = window_runs(["a", "a", "a", "b"], np.array([1, 1, -1, 1]),
+                       np.array([0, 100, 100, 0]), 100)  # fmt: skip
+    assert [(r.seqid, r.strand, r.lo, r.hi, len(r.windows)) for r in runs] == [
+        ("a", -1, 100, 200, 1), ("a", 1, 0, 200, 2), ("b", 1, 0, 100, 1)]
+
+
+def test_a_class_the_peers_lack_is_refused():
+    assert class_columns(["none", "donor", "acceptor"]) == [0, 2, 1]
+    with pytest.raises(InputError, match="tss"):
+        class_columns(["none", "donor", "tss"])

@@ -1,0 +1,71 @@
+"""The peers section: its table and its verdicts, from a result of the benchmark's shape."""
+
+from pathlib import Path
+
+from benchmarks.peer_comparison import agreement, loss_rates
+from benchmarks.peers_report import markdown, verdicts
+from benchmarks.summary import SUMMARIES
+
+
+def result(sparling=0.85, baseline=0.90, spliceai=0.80, osai=0.905):
+    e2e = lambda m: {"mean_topk": m, "donor_topk": m, "acceptor_topk": m,  # noqa: E731
+                     "donor_pr_auc": m, "acceptor_pr_auc": m}
+    return {
+        "benchmark": "peers", "reference": "tair10-chr1", "context": 400,
+        "command": "python -m benchmarks peers --out X",
+        "machine": {"cpu": "cpu", "cores": 2, "torch_threads": 2, "memory_gb": 24,
+                    "cuda": None, "python": "3.11", "torch": "2", "date": "2026-12-06"},
+        "keras_check": {"worst": 3e-7, "inputs": 3, "outputs_each": 500},
+        "models": {
+            "sparling": {"e2e": e2e(sparling), "wall_seconds": 1380},
+            "baseline": {"e2e": e2e(baseline), "wall_seconds": 1380},
+            "spliceai": {"e2e": e2e(spliceai)},
+            "openspliceai400": {"e2e": e2e(osai)},
+        },
+        "openspliceai_training": {"openspliceai400": {
+            "seconds": 1380, "global_batch": 300, "batches_per_epoch": 600}},
+        "variants": {"site_mutations": 4, "random_variants": 0, "allele_strands": 4, "models": {
+            "baseline": {"allele_strands_per_second": 300.0, "loss": {
+                "donor": {"sites": 2, "fraction_loss_at_least_0.5": 0.95},
+                "acceptor": {"sites": 2, "fraction_loss_at_least_0.5": 0.91}},
+                "agreement_with_spliceai": {"pooled": 0.8}},
+        }},
+    }  # fmt: skip
+
+
+def test_verdicts_state_each_comparison_with_its_figures():
+    lines = "\n".join(verdicts(result()))
+    assert "0.850 vs 0.800 mean top-k: **met**" in lines
+    assert "0.900 vs 0.905 (gap +0.005): **met**" in lines
+    assert "baseline 91.0%" in lines and "**met**" in lines.splitlines()[-2]
+    lines = "\n".join(verdicts(result(sparling=0.79, osai=0.93)))
+    assert "0.790 vs 0.800 mean top-k: **not met**" in lines
+    assert "(gap +0.030): **not met**" in lines
+
+
+def test_the_table_has_a_row_per_model_and_the_summary_reads_it():
+    text = markdown(result(), Path("bench_runs/peers/bench_peers.json"))
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 4
+    assert "OpenSpliceAI retrained, our baseline's wall time | 400 |" in text
+    assert "23.0 (0.50 epochs)" in text
+    assert "95.0% of 2" in text
+    headline = SUMMARIES["peers"]([result()], "peers")
+    assert headline.met is True and "SpliceAI 0.800" in headline.figure
+    assert SUMMARIES["peers"]([result(spliceai=0.9)], "peers").met is False
+
+
+def test_loss_rates_use_each_site_on_its_own_strand():
+    scores = {("donor+0", "+"): (0, 0, 0, 0.7), ("donor+0", "-"): (0, 0, 0, 0.0),
+              ("acceptor-1", "-"): (0, 0.2, 0, 0), ("r5", "+"): (0.9, 0.9, 0.9, 0.9)}
+    rates = loss_rates(scores)
+    assert rates["donor"] == {"sites": 1, "fraction_loss_at_least_0.5": 1.0}
+    assert rates["acceptor"] == {"sites": 1, "fraction_loss_at_least_0.5": 0.0}
+
+
+def test_agreement_is_pearson_over_shared_allele_strands():
+    a = {(str(i), "+"): (i, 2 * i, i % 3, -i) for i in range(10)}
+    b = dict(a) | {("x", "+"): (1, 1, 1, 1)}
+    b[("0", "+")] = None
+    out = agreement(a, b)
+    assert out["allele_strands"] == 9 and out["pooled"] == 1.0 and out["DS_AG"] == 1.0
