@@ -195,10 +195,13 @@ def plan_pieces(lengths: dict[str, int], parts: int, chunk: int) -> list[list[Pi
 
 
 def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_000, device=None,
-                progress: Callable[[int], None] | None = None,
-                precision: str = "float32") -> list[SiteTable]:  # fmt: skip
+                progress: Callable[[int], None] | None = None, precision: str = "float32",
+                keep: Callable[[SiteTable], None] | None = None) -> list[SiteTable]:  # fmt: skip
     """Sites of each piece of ``genome``, one table per piece (in order);
-    ``progress(bases)`` after each chunk or pack is scanned.
+    ``progress(bases)`` after each chunk or pack is scanned. With ``keep``, each piece's table
+    is handed to it as soon as it is scanned (a ``SiteStore``'s ``add``: sites spilled to
+    disk, memory flat in genome size) and nothing is returned; the pieces of one sequence
+    still come in order, short sequences (packed) whenever their pack is scanned.
 
     Whole sequences shorter than ``chunk`` are packed together, up to ``chunk`` bases a pack,
     with 2 x halo Ns between them, and scanned as one: every position of a packed sequence
@@ -209,6 +212,14 @@ def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_0
     halo = halo_of(model)
     tick = progress or (lambda bases: None)
     tables: dict[Piece, SiteTable] = {}
+
+    def done(found: dict[Piece, SiteTable]) -> None:
+        if keep is None:
+            tables.update(found)
+        else:
+            for table in found.values():
+                keep(table)
+
     pack: list[Piece] = []
     pack_bases = 0
     for piece in pieces:
@@ -220,29 +231,29 @@ def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_0
                                    span=(piece.start, piece.end)):  # fmt: skip
                 parts.append(part)
                 tick(min(chunk, piece.end - piece.start - chunk * (len(parts) - 1)))
-            tables[piece] = join_tables(piece.seqid, parts)
+            done({piece: join_tables(piece.seqid, parts)})
             continue
         if pack and pack_bases + length + 2 * halo > chunk:
-            tables.update(_scan_pack(model, genome, pack, halo, chunk, device, precision))
+            done(_scan_pack(model, genome, pack, halo, chunk, device, precision))
             tick(sum(p.end for p in pack))
             pack, pack_bases = [], 0
             _release_free_memory()
         pack.append(piece)
         pack_bases += length + 2 * halo
     if pack:
-        tables.update(_scan_pack(model, genome, pack, halo, chunk, device, precision))
+        done(_scan_pack(model, genome, pack, halo, chunk, device, precision))
         tick(sum(p.end for p in pack))
-    return [tables[piece] for piece in pieces]
+    return [] if keep is not None else [tables[piece] for piece in pieces]
 
 
 def scan_genome(model, genome: Genome, *, chunk: int = 50_000, device=None,
-                progress: Callable[[int], None] | None = None,
-                precision: str = "float32") -> list[SiteTable]:  # fmt: skip
+                progress: Callable[[int], None] | None = None, precision: str = "float32",
+                keep: Callable[[SiteTable], None] | None = None) -> list[SiteTable]:  # fmt: skip
     """Sites of every sequence of ``genome``, one table per sequence (FASTA order): the
-    whole genome as one job of :func:`scan_pieces`."""
+    whole genome as one job of :func:`scan_pieces` (``keep``: as there)."""
     whole = [Piece(seqid, 0, length) for seqid, length in genome.lengths.items()]
     return scan_pieces(model, genome, whole, chunk=chunk, device=device, progress=progress,
-                       precision=precision)
+                       precision=precision, keep=keep)
 
 
 def join_pieces(tables: list[SiteTable]) -> list[SiteTable]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import colorsys
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +66,7 @@ class TrackLayout:
 
 
 def track_layout(
-    tables: list[SiteTable], motifs: list[ExportedMotif], offsets: dict[int, int], rf: int
+    tables: Iterable[SiteTable], motifs: list[ExportedMotif], offsets: dict[int, int], rf: int
 ) -> TrackLayout:
     n = max([m.channel for m in motifs] + [int(t.channel.max()) for t in tables if len(t)] + [0])
     n += 1
@@ -140,10 +141,15 @@ def _positive(top: np.ndarray) -> np.ndarray:
 
 
 def row_blocks(tables, motifs, offsets, rf, lengths):
-    """BED rows of every sequence, one :class:`RowBlock` per sequence in FASTA order."""
+    """BED rows of every sequence, one :class:`RowBlock` per sequence in FASTA order.
+
+    ``tables``: a list of :class:`SiteTable` (sorted here), or a ``SiteStore``, which reads
+    its tables back in FASTA order one at a time (never all in memory)."""
     layout = track_layout(tables, motifs, offsets, rf)
-    rank = {name: i for i, name in enumerate(lengths)}
-    for t in sorted(tables, key=lambda t: rank[t.seqid]):
+    if isinstance(tables, list):
+        rank = {name: i for i, name in enumerate(lengths)}
+        tables = sorted(tables, key=lambda t: rank[t.seqid])
+    for t in tables:
         yield site_rows(t, layout, lengths[t.seqid]), layout
 
 
@@ -181,7 +187,7 @@ def bed_frame(tables, motifs, offsets, rf, lengths):
 def write_tracks(
     bed_path: Path,
     bigbed_path: Path | None,
-    tables: list[SiteTable],
+    tables: Iterable[SiteTable],
     motifs: list[ExportedMotif],
     offsets: dict[int, int],
     rf: int,

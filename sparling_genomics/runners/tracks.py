@@ -9,11 +9,16 @@ files; this module joins them to a run directory and its exported motifs.
 On a cluster the scan scatters: ``part=(i, n)`` scans the i-th of n jobs of about equal bases
 (``export.scan.plan_pieces``) into ``OUT/parts/part-i-of-n.npz``; ``gather=n`` joins the n
 parts and writes the same files as one whole scan would, byte for byte.
+
+Sites go to disk as they are found (``export.site_store``, ``OUT/.sites`` while the scan
+runs) and the files are written from there one sequence at a time: a scan's memory does not
+grow with the genome.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -25,11 +30,11 @@ from ..export.formats import ExportedMotif, read_meme_motifs
 from ..export.scan import (
     SiteTable,
     activation_track,
-    join_pieces,
     plan_pieces,
     scan_genome,
     scan_pieces,
 )
+from ..export.site_store import SiteStore
 from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tracks
 from ..genome.fasta import Genome
 from ..io import atomic_path, safe_child, write_json_atomic
@@ -39,6 +44,7 @@ from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
 
 PARTS_DIR = "parts"  # OUT/parts/part-I-of-N.npz: a scattered scan's jobs
+STORE_DIR = ".sites"  # OUT/.sites: the scan's sites on disk until the files are written
 
 
 def scan_run_to_tracks(
@@ -71,14 +77,32 @@ def scan_run_to_tracks(
     began = time.perf_counter()
     if part is not None:
         return _scan_part(model, genome, out, part, chunk, torch_device, precision)
-    if gather is not None:
-        tables, scan_seconds = _gather_parts(genome, out, gather, chunk, precision)
-    else:
-        with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
-            tables = scan_genome(model, genome, chunk=chunk, device=torch_device,
-                                 progress=counter.update, precision=precision)  # fmt: skip
-        scan_seconds = time.perf_counter() - began
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        with SiteStore(out / STORE_DIR, list(genome.lengths)) as store:
+            if gather is not None:
+                scan_seconds = _gather_parts(genome, out, gather, chunk, precision, store)
+            else:
+                with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
+                    scan_genome(model, genome, chunk=chunk, device=torch_device,
+                                progress=counter.update, precision=precision,
+                                keep=store.add)  # fmt: skip
+                scan_seconds = time.perf_counter() - began
+            return _write_scan(run, out, fasta, genome, store, motifs, offsets, rf,
+                               bigwig=bigwig, device=torch_device, precision=precision,
+                               gather=gather, scan_seconds=scan_seconds, began=began)  # fmt: skip
+    except BaseException:
+        if made:  # a failed or killed scan leaves no folder it made
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteStore,
+                motifs: list[ExportedMotif], offsets: dict[int, int], rf: int, *, bigwig: bool,
+                device, precision: str, gather: int | None, scan_seconds: float,
+                began: float) -> dict:  # fmt: skip
+    """The scan's files from its stored sites, and, last, ``scan.json``."""
     bed = out / "motif_sites.bed"
     track_name = f"sparling {run.name}"
     n_rows = write_tracks(bed, out / "motif_sites.bb", tables, motifs, offsets, rf,
@@ -103,10 +127,10 @@ def scan_run_to_tracks(
         "fasta": str(fasta),
         "sequences": len(genome.lengths),
         "bases": int(sum(genome.lengths.values())),
-        "device": str(torch_device),
+        "device": str(device),
         "precision": precision,
         "motifs": len(motifs),
-        "sites": int(sum(len(t) for t in tables)),
+        "sites": int(tables.sites),
         "bed_rows": n_rows,
         "scan_seconds": round(scan_seconds, 2),  # a gathered scan: its parts' seconds summed
         **({"parts": gather} if gather is not None else {}),
@@ -202,27 +226,31 @@ def _joined(tables: list[SiteTable], field: str, dtype) -> np.ndarray:
 
 
 def _gather_parts(genome: Genome, out: Path, parts: int, chunk: int, precision: str,
-                  ) -> tuple[list[SiteTable], float]:  # fmt: skip
-    """The sites of the ``parts`` jobs in ``OUT/parts/`` as one table per sequence, and the
-    seconds the jobs scanned for; a one-line error for a missing part or one scanned from
-    another genome, chunk size or precision."""
-    tables, seconds = [], 0.0
-    for index in range(1, parts + 1):
-        path = part_path(out, index, parts)
+                  store: SiteStore) -> float:  # fmt: skip
+    """The sites of the ``parts`` jobs in ``OUT/parts/`` into ``store`` (one part in memory
+    at a time), and the seconds the jobs scanned for; a one-line error for a missing part or
+    one scanned from another genome, chunk size or precision (every part is checked before
+    any is read, so a refused gather has read nothing)."""
+    paths = [part_path(out, index, parts) for index in range(1, parts + 1)]
+    seconds = 0.0
+    for index, path in enumerate(paths, 1):
         if not path.is_file():
             raise InputError(f"{path}: missing; scan it first (scan --part {index}/{parts})")
         with np.load(path) as z:
             meta = json.loads(str(z["meta"]))
-            if meta["genome"] != _genome_key(genome) or meta["chunk"] != chunk:
-                raise InputError(f"{path}: scanned from another genome or --chunk than this "
-                                 "gather's; scan the parts again")  # fmt: skip
-            if meta.get("precision", "float32") != precision:
-                raise InputError(f"{path}: scanned with --precision {meta['precision']}, "
-                                 f"this gather has {precision}; give the same precision")
-            seconds += float(meta["seconds"])
+        if meta["genome"] != _genome_key(genome) or meta["chunk"] != chunk:
+            raise InputError(f"{path}: scanned from another genome or --chunk than this "
+                             "gather's; scan the parts again")  # fmt: skip
+        if meta.get("precision", "float32") != precision:
+            raise InputError(f"{path}: scanned with --precision {meta['precision']}, "
+                             f"this gather has {precision}; give the same precision")
+        seconds += float(meta["seconds"])
+    for path in paths:
+        with np.load(path) as z:
+            arrays = {k: z[k] for k in ("position", "channel", "strand", "score")}
             ends = np.cumsum(z["count"])
             for seqid, end, count in zip(z["seqid"], ends, z["count"]):
                 pick = slice(int(end - count), int(end))
-                tables.append(SiteTable(str(seqid), z["position"][pick], z["channel"][pick],
-                                        z["strand"][pick], z["score"][pick]))  # fmt: skip
-    return join_pieces(tables), seconds
+                store.add(SiteTable(str(seqid), *(arrays[k][pick] for k in
+                                                  ("position", "channel", "strand", "score"))))
+    return seconds
