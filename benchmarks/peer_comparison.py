@@ -68,11 +68,10 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float | None:
     return round(float(np.corrcoef(a, b)[0, 1]), 4)
 
 
-def variant_comparison(
-    out: Path, dataset: Path, genome, models: dict, nets: dict, *, site_mutations_n: int = 400,
-    random_variants_n: int = 300,
-) -> dict:
-    """Every model on the same allele-strands: rates, loss >= 0.5 shares, r against SpliceAI."""
+def prepare_variants(out: Path, dataset: Path, genome, *, site_mutations_n: int = 400,
+                     random_variants_n: int = 300) -> dict:  # fmt: skip
+    """The benchmark's VCF (a seeded sample of the test block's site mutations, then random
+    variants) and the files our verb needs."""
     folder = Path(out) / "variants"
     folder.mkdir(parents=True, exist_ok=True)
     data = SiteDataset(dataset)
@@ -87,30 +86,55 @@ def variant_comparison(
     rows += make_random_variants(genome, blocks, random_variants_n, SPACING, seed=2)
     vcf = folder / "peers.vcf"
     write_vcf(vcf, rows)
-    scores: dict[str, dict] = {}
-    seconds: dict[str, float] = {}
-    for name in ("baseline", "sparling"):
-        run = run_variants_verb(Path(models[name]["run"]), vcf, folder / name, fasta, gff)
-        scores[name] = read_scores(folder / name / "variant_scores.tsv")
-        seconds[name] = run["seconds"]
-    keys = sorted(set(scores["baseline"]) & set(scores["sparling"]))
-    by_id = {row[2]: row for row in rows}
-    alleles = [(by_id[i][0], by_id[i][1], by_id[i][3], by_id[i][4], 1 if s == "+" else -1)
-               for i, s in keys]  # fmt: skip
+    return {"vcf": str(vcf), "fasta": str(fasta), "gff": str(gff), "site_mutations": len(keep),
+            "site_mutations_in_block": len(sites), "random_variants": random_variants_n,
+            "rows": [list(r) for r in rows]}  # fmt: skip
+
+
+def our_variants(out: Path, name: str, run: Path, prepared: dict) -> dict:
+    """Our ``variants`` verb on the VCF (a subprocess, as a user runs it): its scores."""
+    folder = Path(out) / "variants" / name
+    done = run_variants_verb(Path(run), Path(prepared["vcf"]), folder, Path(prepared["fasta"]),
+                             Path(prepared["gff"]))  # fmt: skip
+    scores = read_scores(folder / "variant_scores.tsv")
+    return {"seconds": done["seconds"], "peak_rss_gb": done["peak_rss_gb"],
+            "scores": [[vid, strand, *ds] for (vid, strand), ds in scores.items()]}
+
+
+def allele_strands(prepared: dict, ours: dict) -> list[tuple[str, str]]:
+    """The (id, strand) pairs our verb scored: what every peer scores too."""
+    return sorted({(row[0], row[1]) for row in ours["scores"]})
+
+
+def peer_variants(net, genome, prepared: dict, keys: list[tuple[str, str]]) -> dict:
+    """A peer's scores of the allele-strands (SpliceAI's rule), and the seconds they took."""
+    by_id = {row[2]: row for row in prepared["rows"]}
+    alleles = [(by_id[i][0], int(by_id[i][1]), by_id[i][3], by_id[i][4],
+                1 if s == "+" else -1) for i, s in keys]  # fmt: skip
     device = pick_device()
-    for name, net in nets.items():
-        began = time.perf_counter()
-        found = peer_variant_scores(net.to(device), genome.fetch, alleles, device=device)
-        seconds[name] = round(time.perf_counter() - began, 2)
-        scores[name] = dict(zip(keys, found))
-    reference = scores.get("spliceai", {})
-    result: dict = {"site_mutations": len(keep), "random_variants": random_variants_n,
-                    "allele_strands": len(keys), "vcf": str(vcf), "models": {}}  # fmt: skip
-    for name, table in scores.items():
-        shared = {k: table.get(k) for k in keys}
+    began = time.perf_counter()
+    found = peer_variant_scores(net.to(device), genome.fetch, alleles, device=device)
+    seconds = round(time.perf_counter() - began, 2)
+    return {"seconds": seconds, "device": str(device),
+            "scores": [[vid, strand, *(ds or [None] * 4)] for (vid, strand), ds in
+                       zip(keys, found)]}  # fmt: skip
+
+
+def summarize_variants(prepared: dict, scored: dict[str, dict]) -> dict:
+    """Every model on the same allele-strands: rates, loss >= 0.5 shares, r against SpliceAI."""
+    tables = {name: {(r[0], r[1]): (None if r[2] is None else tuple(r[2:]))
+                     for r in entry["scores"]} for name, entry in scored.items()}  # fmt: skip
+    keys = sorted(set.intersection(*(set(t) for t in tables.values()))) if tables else []
+    reference = tables.get("spliceai")
+    result: dict = {"site_mutations": prepared["site_mutations"],
+                    "random_variants": prepared["random_variants"], "allele_strands": len(keys),
+                    "vcf": prepared["vcf"], "models": {}}  # fmt: skip
+    for name, table in tables.items():
+        shared = {k: table[k] for k in keys}
+        seconds = scored[name]["seconds"]
         result["models"][name] = {
-            "seconds": seconds[name],
-            "allele_strands_per_second": round(len(keys) / seconds[name], 2),
+            "seconds": seconds,
+            "allele_strands_per_second": round(len(table) / seconds, 2) if seconds else None,
             "loss": loss_rates(shared),
             "agreement_with_spliceai": agreement(shared, reference) if reference else None,
             "unscored": sum(v is None for v in shared.values()),

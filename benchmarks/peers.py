@@ -8,7 +8,9 @@ whose training was killed resumes from its own checkpoint):
 1. ``dataset``: our splicing dataset of the reference (default TAIR10 chr1): per-sequence
    train / validation / test blocks, every site of every selected transcript.
 2. ``baseline`` and ``sparling``: our non-sparse baseline and Sparling model, the splicing
-   task's defaults, each ``--minutes`` of training on this machine (the pipeline's 23).
+   task's defaults, each ``--minutes`` of training on this machine (the pipeline's 23); with
+   ``--long-minutes M``, ``*_long`` too: the ``long`` preset (a 2,000-nt head) on a dataset
+   built with 2,000 nt of context (the same windows, so the same test positions).
 3. ``spliceai``: the five published models of the ``spliceai`` wheel, averaged, 10k context,
    run by the PyTorch port (``benchmarks/spliceai_net.py``) after it is checked against Keras
    on the same inputs (``keras_check``: largest difference of any probability).
@@ -95,13 +97,16 @@ def peer_python(args: list[str], *, cwd: Path | None = None) -> float:
     return round(time.perf_counter() - began, 2)
 
 
-def our_run(out: Path, name: str, dataset: Path, minutes: float, seed: int) -> dict:
-    config = resolve_config("splicing", "cpu", overrides=[
+def our_run(out: Path, name: str, dataset: Path, minutes: float, seed: int,
+            preset: str = "cpu") -> dict:  # fmt: skip
+    """Our model ``name`` (``baseline``/``sparling``, ``_long`` for the long preset)."""
+    config = resolve_config("splicing", preset, overrides=[
         {"seed": seed, "data": {"dataset": str(dataset)}, "train": {"max_seconds": minutes * 60}},
-        MODELS[name] if name == "baseline" else {},
+        MODELS["baseline"] if name.startswith("baseline") else {},
     ])  # fmt: skip
     metrics = run_or_resume(out / name, config)
-    return {"run": str(out / name), "e2e": metrics["e2e"], "sites": metrics.get("sites"),
+    return {"run": str(out / name), "preset": preset, "e2e": metrics["e2e"],
+            "sites": metrics.get("sites"),
             "wall_seconds": metrics["wall_seconds"], "samples_seen": metrics["samples_seen"],
             "stopped_by": metrics.get("stopped_by"), "device": metrics.get("device")}  # fmt: skip
 
@@ -185,10 +190,16 @@ def openspliceai_train(out: Path, data: dict, flank: int, *, max_seconds: float,
 def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: float = 23.0,
                         seed: int = 0, flanks: tuple[int, ...] = FLANKS,
                         default_epochs: bool = False, site_mutations: int = 400,
-                        random_variants: int = 300,
+                        random_variants: int = 300, long_minutes: float = 0.0,
                         benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     """The whole benchmark; finished steps are read back, so a stopped run continues."""
-    from .peer_comparison import variant_comparison
+    from .peer_comparison import (
+        allele_strands,
+        our_variants,
+        peer_variants,
+        prepare_variants,
+        summarize_variants,
+    )
     from .peers_report import publish_peers
 
     out = Path(out)
@@ -205,6 +216,13 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     for name in ("sparling", "baseline"):
         models[name] = step(out, name, lambda n=name: our_run(out, n, dataset, minutes, seed))
     models["spliceai"] = spliceai
+    if long_minutes:  # the long preset (2,000 nt) on a dataset of that context, same windows
+        wide = out / "dataset_long.h5"
+        step(out, "dataset_long", lambda: build_dataset_measured(
+            wide, reference, extra=["--context", "2000"]))  # fmt: skip
+        for name in ("sparling_long", "baseline_long"):
+            models[name] = step(out, name, lambda n=name: our_run(
+                out, n, wide, long_minutes, seed, preset="long"))  # fmt: skip
     budget = models["baseline"]["wall_seconds"]
     data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset))
     trained = {}
@@ -220,11 +238,21 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
                 out, data, f, max_seconds=0, name=n))  # fmt: skip
             models[long] = step(out, long, lambda k=long, f=flank: score_peer(
                 load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
-    nets = {"spliceai": ensemble} | {
-        k: load_openspliceai(Path(v["model"]), int(v["flank"])) for k, v in trained.items()}
-    variants = step(out, "variants", lambda: variant_comparison(
-        out, dataset, genome, models, nets, site_mutations_n=site_mutations,
+    prepared = step(out, "variants_vcf", lambda: prepare_variants(
+        out, dataset, genome, site_mutations_n=site_mutations,
         random_variants_n=random_variants))  # fmt: skip
+    scored = {}
+    for name in ("baseline", "sparling"):
+        scored[name] = step(out, f"variants_{name}", lambda n=name: our_variants(
+            out, n, Path(models[n]["run"]), prepared))  # fmt: skip
+    keys = allele_strands(prepared, scored["baseline"])
+    nets = {"spliceai": lambda: ensemble} | {
+        k: (lambda v=v: load_openspliceai(Path(v["model"]), int(v["flank"])))
+        for k, v in trained.items()}  # fmt: skip
+    for name, net in nets.items():
+        scored[name] = step(out, f"variants_{name}", lambda n=net: peer_variants(
+            n(), genome, prepared, keys))  # fmt: skip
+    variants = summarize_variants(prepared, scored)
     result = {
         "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
         "machine": machine_description(),

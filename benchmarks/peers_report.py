@@ -16,6 +16,9 @@ ROWS = {
     "sparling": ("Sparling (ours)", "{context}", "this genome's train block"),
     "baseline": ("non-sparse baseline (ours)", "{context}", "this genome's train block"),
     "spliceai": ("SpliceAI, 5 models, off the shelf", "10,000", "human (GENCODE), as published"),
+    "sparling_long": ("Sparling, long preset (ours)", "2,000", "this genome's train block"),
+    "baseline_long": ("non-sparse baseline, long preset (ours)", "2,000",
+                      "this genome's train block"),
 }
 
 
@@ -30,7 +33,7 @@ def row_label(name: str, result: dict) -> tuple[str, str, str]:
 
 
 def training_minutes(name: str, result: dict) -> str:
-    if name in ("sparling", "baseline"):
+    if name in ("sparling", "baseline", "sparling_long", "baseline_long"):
         return f"{result['models'][name]['wall_seconds'] / 60:.1f}"
     trained = result["openspliceai_training"].get(f"{name}")
     if trained is None:
@@ -126,6 +129,9 @@ def verdicts(result: dict) -> list[str]:
                    f"**{'met' if met else 'not met'}**.")
     out.append(f"- Sparling / baseline mean top-k at {result.get('context', '?')} nt: "
                f"{mean['sparling'] / mean['baseline']:.3f}.")
+    if "sparling_long" in mean and "baseline_long" in mean:
+        out.append(f"- Sparling / baseline mean top-k at 2,000 nt (long preset): "
+                   f"{mean['sparling_long'] / mean['baseline_long']:.3f}.")
     return out
 
 

@@ -198,7 +198,9 @@ def test_config_file(tmp_path):
 def test_one_registry_names_each_task_and_its_config():
     for name in TASKS:
         cls = task_class(name)
-        assert cls.name == name and set(cls.presets) == {"cpu", "paper", "tiny"}
+        assert cls.name == name and {"cpu", "paper", "tiny"} <= set(cls.presets)
+        assert set(cls.presets) - {"cpu", "paper", "tiny"} <= ({"long"} if name == "splicing"
+                                                                else set())  # fmt: skip
         assert default_config(name).task == name
 
 

@@ -27,7 +27,8 @@ def overrides_of(seed, device, sets) -> list[dict]:
     help="Task to train: planted, splicing, digit_circle, latex_ocr, audio_sequence, or any "
     "other name in tasks/registry.py (an unknown name lists them).",
 )
-@click.option("--preset", default="cpu", show_default=True, help="Preset: cpu, paper, tiny.")
+@click.option("--preset", default="cpu", show_default=True,
+              help="Preset: cpu, paper, tiny (splicing also long: a 2,000-nt context).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
 @click.option("--seed", type=int, help="Seed of every random choice.")
 @device_option()

@@ -153,6 +153,16 @@ PRESETS: dict[str, dict] = {
         "annealing": {"bar_decay_per_sample": 2e-6},
         "data": {"val_windows": 0},
     },
+    # SpliceAI-2k's reach, for a GPU or a longer CPU budget: h sees 2,000 nt (receptive field
+    # 1 + 2 x 10 x (4 + 16 + 40 + 40) = 2,001 with kernel 11), the sparse motif layer as in the
+    # cpu preset. Build its dataset with `dataset --context 2000` (on a 400-nt dataset the
+    # outer units would read zeros). A sample costs more (a 3,000-nt input, 14 head units
+    # instead of 8), so the CPU budget is 3x the cpu preset's; on a GPU the run ends by
+    # samples. Measured beside SpliceAI and OpenSpliceAI: BENCHMARKS.md "peers".
+    "long": {
+        "model": {"head_dilations": [1, 1, 1, 1, 4, 4, 4, 4, 10, 10, 10, 10, 20, 20]},
+        "train": {"max_seconds": 3 * 1620.0},
+    },
     "tiny": {
         "model": {
             "motif_channels": 8,

@@ -67,6 +67,23 @@ def test_default_model_is_the_issue_architecture(tiny_dataset):
     assert model.h.receptive_field == 401  # SpliceAI-400
 
 
+def test_long_preset_reads_2000_nt_on_a_dataset_of_that_context(tmp_path):
+    from sparling_genomics.genome.dataset import DatasetSpec, build_dataset
+    from tests.conftest import TINY_FASTA, TINY_GFF
+
+    path = tmp_path / "wide.h5"
+    build_dataset(path, TINY_FASTA, annotation=TINY_GFF, spec=DatasetSpec(context=2000))
+    config = resolve_config("splicing", "long", overrides=[{"data": {"dataset": str(path)}}])
+    assert config.train.max_seconds == 3 * resolve_config("splicing", "cpu").train.max_seconds
+    task = SplicingTask(config, 0)
+    model = task.build_model().eval()
+    assert model.h.receptive_field == 2001 and model.g.receptive_field == 31
+    batch = next(task.eval_batches("test", 2))
+    with torch.no_grad():
+        logits = model(batch.x)["logits"]
+    assert batch.x.shape[-1] == 3000 and logits.shape[-1] == 1000
+
+
 def test_share_range_gives_the_learned_channels_a_shared_budget(tiny_dataset):
     assert _task(tiny_dataset).build_model().sparse.share_range == (0.25, 8.0)  # the default
     per_channel = _task(tiny_dataset, sparse={"share_range": [1, 1]}).build_model()
