@@ -14,7 +14,9 @@ whose training was killed resumes from its own checkpoint):
 3. ``spliceai``: the five published models of the ``spliceai`` wheel, averaged, 10k context,
    run by the PyTorch port (``benchmarks/spliceai_net.py``) after it is checked against Keras
    on the same inputs (``keras_check``: largest difference of any probability).
-4. ``openspliceai_data``: our split in OpenSpliceAI's stage-1 format
+4. ``openspliceai_check``: OpenSpliceAI's own module (random weights and batch-norm
+   statistics) against our loader of its checkpoints, on the same inputs;
+   ``openspliceai_data``: our split in OpenSpliceAI's stage-1 format
    (``benchmarks/openspliceai_data.py``), then its own stage 2 (``create_dataset``).
 5. ``openspliceai{F}`` for F in ``--flanks`` (400, 2000): OpenSpliceAI's model, optimizer,
    schedule, batches and loss (``scripts/peers/openspliceai_train.py``), trained for our
@@ -159,6 +161,23 @@ def keras_check(out: Path, models_dir: Path, ensemble) -> dict:
             "inputs": int(ref["codes"].shape[0]), "outputs_each": 500}  # fmt: skip
 
 
+def openspliceai_check(out: Path, flanks: tuple[int, ...]) -> dict:
+    """Our loader against OpenSpliceAI's own module: largest probability difference per flank
+    (its state dict loaded into ``SpliceAINet``, the same random inputs)."""
+    folder = out / "openspliceai_check"
+    diffs = {}
+    for flank in flanks:
+        peer_python([str(SCRIPTS / "openspliceai_reference.py"), "--flank", str(flank),
+                     "--out", str(folder)])  # fmt: skip
+        ref = np.load(folder / f"openspliceai{flank}.npz")
+        net = load_openspliceai(folder / f"openspliceai{flank}.pt", flank)
+        eye = np.concatenate([np.eye(4, dtype=np.float32), np.zeros((1, 4), dtype=np.float32)])
+        with torch.no_grad():
+            ours = net(torch.from_numpy(eye[ref["codes"]].transpose(0, 2, 1).copy())).numpy()
+        diffs[str(flank)] = float(np.abs(ours - ref["outputs"]).max())
+    return {"max_abs_difference": diffs, "worst": max(diffs.values())}
+
+
 def openspliceai_data(out: Path, dataset: Path) -> dict:
     """Our split as OpenSpliceAI's stage-1 files, then its own stage 2 (``create_dataset``)."""
     folder = out / "openspliceai_data"
@@ -224,6 +243,7 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
             models[name] = step(out, name, lambda n=name: our_run(
                 out, n, wide, long_minutes, seed, preset="long"))  # fmt: skip
     budget = models["baseline"]["wall_seconds"]
+    osai_check = step(out, "openspliceai_check", lambda: openspliceai_check(out, flanks))
     data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset))
     trained = {}
     for flank in flanks:
@@ -258,7 +278,7 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         "machine": machine_description(),
         "command": f"python -m benchmarks peers --out {out} --reference {reference}",
         "context": SiteDataset(dataset).context,
-        "dataset_build": build, "keras_check": check, "models": models,
+        "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check, "models": models,
         "openspliceai_training": trained, "openspliceai_data": data, "variants": variants,
     }  # fmt: skip
     return publish_peers(result, out, Path(benchmarks_md))

@@ -82,6 +82,10 @@ def markdown(result: dict, json_path: Path) -> str:
         f"{check['worst']:.1e} in any probability ({check['inputs']} inputs of "
         f"{check['outputs_each']} outputs, each of the 5 models).",
     ]
+    osai = result.get("openspliceai_check")
+    if osai:
+        lines.append(f"OpenSpliceAI checkpoints load into the same port: largest difference "
+                     f"from OpenSpliceAI's own module {osai['worst']:.1e}.")
     if variants.get("allele_strands"):
         lines.append(
             f"Variants: {variants['site_mutations']} site mutations and "
