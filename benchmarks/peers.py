@@ -279,6 +279,7 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         "command": f"python -m benchmarks peers --out {out} --reference {reference}",
         "context": SiteDataset(dataset).context,
         "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check,
-        "models": models, "openspliceai_training": trained, "openspliceai_data": data, "variants": variants,
+        "models": models, "openspliceai_training": trained, "openspliceai_data": data,
+        "variants": variants,
     }  # fmt: skip
     return publish_peers(result, out, Path(benchmarks_md))
