@@ -4,11 +4,12 @@ A splicing dataset window is ``window`` labelled positions in transcript orienta
 plus strand index ``i`` is genome position ``start + i``; on the minus strand the window is
 reverse complemented, so index ``i`` is ``start + window - 1 - i``. A peer (SpliceAI,
 OpenSpliceAI) predicts over an oriented sequence with ``flank / 2`` bases of real genome on
-each side (N beyond a sequence's ends), in chunks of :data:`CHUNK` outputs as SpliceAI does.
+each side (N beyond a sequence's ends), in rows of at most :data:`CHUNK` outputs (SpliceAI's
+own 5,000 would read 3 input bases per output at 10k context; 25,000 reads 1.4).
 
-Windows of one (sequence, strand) that touch or overlap are merged into one :class:`Run`, so
-a gene cluster's context is read once rather than once per 1,000-nt window (at 10k context a
-lone window would cost 11 positions of input per output, a run about 3). Each window then
+Windows of one (sequence, strand) closer than the peer's context are merged into one
+:class:`Run`, so a stretch of genes is read with one context rather than one per 1,000-nt
+window (at 10k context a lone window would cost 11 input bases per output). Each window then
 takes its slice of its run's oriented output: the peer's probabilities at exactly the
 positions our ``evaluate`` scores, matched to our classes by name.
 """
@@ -26,7 +27,7 @@ from sparling_genomics.genome.sequence import one_hot, reverse_complement_codes
 
 from .spliceai_net import PEER_CLASSES
 
-CHUNK = 5000  # outputs per forward row (SpliceAI's SL)
+CHUNK = 25_000  # outputs per forward row at most: 1.4x input per output at 10k context
 
 
 @dataclass
@@ -45,15 +46,16 @@ class Run:
         return start - self.lo if self.strand == 1 else self.hi - start - window
 
 
-def window_runs(seqids: list[str], strands: np.ndarray, starts: np.ndarray,
-                window: int) -> list[Run]:  # fmt: skip
-    """Windows (``seqids[i]``, ``strands[i]``, ``starts[i]``) merged into runs."""
+def window_runs(seqids: list[str], strands: np.ndarray, starts: np.ndarray, window: int,
+                join: int = 0) -> list[Run]:  # fmt: skip
+    """Windows (``seqids[i]``, ``strands[i]``, ``starts[i]``) merged into runs: windows of one
+    strand that overlap, touch or lie within ``join`` bases of each other."""
     order = sorted(range(len(starts)), key=lambda i: (seqids[i], int(strands[i]), int(starts[i])))
     runs: list[Run] = []
     for i in order:
         seqid, strand, start = seqids[i], int(strands[i]), int(starts[i])
         last = runs[-1] if runs else None
-        if last and (last.seqid, last.strand) == (seqid, strand) and start <= last.hi:
+        if last and (last.seqid, last.strand) == (seqid, strand) and start <= last.hi + join:
             last.hi = max(last.hi, start + window)
         else:
             last = Run(seqid, strand, start, start + window)
@@ -63,21 +65,16 @@ def window_runs(seqids: list[str], strands: np.ndarray, starts: np.ndarray,
 
 
 def run_inputs(fetch: Callable[[str, int, int], np.ndarray], run: Run, context: int,
-               chunk: int = CHUNK) -> np.ndarray:  # fmt: skip
-    """One-hot rows ``(n, 4, chunk + context)`` covering a run's oriented output in chunks;
-    ``fetch(seqid, start, end)`` gives genome codes (N beyond the sequence's ends)."""
+               chunk: int = CHUNK) -> list[np.ndarray]:  # fmt: skip
+    """One-hot rows ``(4, n + context)`` covering a run's oriented output ``chunk`` outputs at
+    a time (the last row shorter); ``fetch(seqid, start, end)`` gives genome codes (N beyond
+    the sequence's ends)."""
     half = context // 2
+    codes = fetch(run.seqid, run.lo - half, run.hi + half)
+    if run.strand == -1:  # oriented: output j is genome position hi - 1 - j
+        codes = reverse_complement_codes(codes)
     length = run.hi - run.lo
-    n = -(-length // chunk)
-    if run.strand == 1:
-        codes = fetch(run.seqid, run.lo - half, run.lo + n * chunk + half)
-    else:
-        # Oriented: output j is genome hi - 1 - j, so the reverse complement of the bases up
-        # to hi + half (the padding past the run's start, N or genome, comes last).
-        codes = reverse_complement_codes(fetch(run.seqid, run.hi - n * chunk - half,
-                                               run.hi + half))  # fmt: skip
-    rows = np.stack([codes[c * chunk : c * chunk + chunk + context] for c in range(n)])
-    return one_hot(rows)
+    return [one_hot(codes[c : min(c + chunk, length) + context]) for c in range(0, length, chunk)]
 
 
 @torch.no_grad()
@@ -85,16 +82,21 @@ def predict_runs(
     net: torch.nn.Module, fetch, runs: list[Run], *, batch: int = 4, chunk: int = CHUNK,
     device: torch.device | None = None,
 ) -> Iterator[tuple[Run, np.ndarray]]:
-    """Each run with the peer's oriented probabilities ``(hi - lo, 3)`` (:data:`PEER_CLASSES`)."""
+    """Each run with the peer's oriented probabilities ``(hi - lo, 3)`` (:data:`PEER_CLASSES`).
+    Rows of one length share a forward pass, ``batch`` at a time."""
     device = device or torch.device("cpu")
     for run in runs:
         rows = run_inputs(fetch, run, int(net.context), chunk)
         outs = []
-        for lo in range(0, len(rows), batch):
-            x = torch.from_numpy(rows[lo : lo + batch]).to(device)
-            outs.append(net(x).float().cpu().numpy())  # (b, 3, chunk)
-        probs = np.concatenate(outs).transpose(0, 2, 1).reshape(-1, 3)
-        yield run, probs[: run.hi - run.lo]
+        lo = 0
+        while lo < len(rows):
+            hi = lo + 1
+            while hi < len(rows) and hi - lo < batch and rows[hi].shape == rows[lo].shape:
+                hi += 1
+            x = torch.from_numpy(np.stack(rows[lo:hi])).to(device)
+            outs += list(net(x).float().cpu().numpy())  # each (3, outputs)
+            lo = hi
+        yield run, np.concatenate(outs, axis=1).T
 
 
 def class_columns(classes: list[str]) -> list[int]:
@@ -110,17 +112,22 @@ def class_columns(classes: list[str]) -> list[int]:
 
 def peer_site_scores(net: torch.nn.Module, fetch, seqids: list[str], strands: np.ndarray,
                      starts: np.ndarray, labels: np.ndarray, classes: list[str], *,
-                     batch: int = 4, chunk: int = CHUNK, device: torch.device | None = None,
+                     batch: int = 4, chunk: int = CHUNK, join: int | None = None,
+                     device: torch.device | None = None,
                      progress: Callable[[int, int], None] | None = None,
                      ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The peer's probabilities at the labelled positions of the windows, in our class order,
     and their labels: ``(P, C)`` and ``(P,)``, the arrays ``site_metrics`` takes.
 
     ``labels``: ``(n, window)`` labels of the windows (-1 not labelled), transcript
-    orientation, as the dataset holds them."""
+    orientation, as the dataset holds them; ``join``: windows this close share a run (default
+    the peer's context)."""
     window = labels.shape[1]
     columns = class_columns(classes)
-    runs = window_runs(seqids, strands, starts, window)
+    # Windows closer than the peer's context share a run: scoring the gap costs less than a
+    # second context.
+    runs = window_runs(seqids, strands, starts, window,
+                       join=int(net.context) if join is None else join)  # fmt: skip
     per_window: list[np.ndarray | None] = [None] * len(starts)
     for done, (run, probs) in enumerate(
         predict_runs(net, fetch, runs, batch=batch, chunk=chunk, device=device), 1

@@ -99,7 +99,7 @@ class KerasGraph(nn.Module):
 
         def value(name: str) -> torch.Tensor:
             if name not in values:
-                values[name] = self._apply(name, [value(i) for i in self._inbound(name)])
+                values[name] = self._run_layer(name, [value(i) for i in self._inbound(name)])
             return values[name]
 
         return value(self.output)
@@ -107,7 +107,7 @@ class KerasGraph(nn.Module):
     def _weight(self, name: str, key: str) -> torch.Tensor:
         return self.params[f"{name}__{key}"]
 
-    def _apply(self, name: str, inputs: list[torch.Tensor]) -> torch.Tensor:
+    def _run_layer(self, name: str, inputs: list[torch.Tensor]) -> torch.Tensor:
         layer = self.layers[name]
         kind, cfg = layer["class_name"], layer["config"]
         x = inputs[0]

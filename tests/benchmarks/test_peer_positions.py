@@ -58,6 +58,16 @@ def test_sites_on_both_strands_land_on_their_labels(chunk):
     assert metrics["donor"]["topk"] == 1.0
 
 
+@pytest.mark.parametrize("strand", [1, -1])
+def test_windows_far_apart_score_the_same_in_one_run_or_two(strand):
+    labels = np.zeros((2, 100), dtype=np.int8)
+    args = (MarkNet(), genome(), ["chr1", "chr1"], np.array([strand, strand]),
+            np.array([100, 900]), labels, ["none", "donor", "acceptor"])  # fmt: skip
+    apart, _ = peer_site_scores(*args, join=0)
+    together, _ = peer_site_scores(*args, join=1000)
+    assert np.array_equal(apart, together) and apart[:, 1].sum() == (2 if strand == 1 else 0)
+
+
 def test_a_site_on_the_other_strand_is_not_seen():
     labels = np.zeros((1, 100), dtype=np.int8)
     labels[0, 456 - 400] = 1  # the C at 456 is a G only on the minus strand
@@ -71,6 +81,9 @@ def test_touching_windows_share_a_run_and_strands_do_not():
                        np.array([0, 100, 100, 0]), 100)  # fmt: skip
     assert [(r.seqid, r.strand, r.lo, r.hi, len(r.windows)) for r in runs] == [
         ("a", -1, 100, 200, 1), ("a", 1, 0, 200, 2), ("b", 1, 0, 100, 1)]
+    apart = window_runs(["a", "a"], np.array([1, 1]), np.array([0, 150]), 100, join=50)
+    assert [(r.lo, r.hi, len(r.windows)) for r in apart] == [(0, 250, 2)]
+    assert len(window_runs(["a", "a"], np.array([1, 1]), np.array([0, 151]), 100, join=50)) == 2
 
 
 def test_a_class_the_peers_lack_is_refused():

@@ -40,11 +40,12 @@ def test_the_port_matches_keras_to_1e_5():
     assert np.abs(out[:, 1:] - ref["outputs"][:, :-1]).max() > 1e-3
 
 
-def test_an_ensemble_is_the_mean_of_its_members():
+def test_an_ensemble_is_the_mean_of_its_members_and_moves_to_a_device():
     ref = np.load(DATA / "spliceai_keras_tiny.npz")
     x = one_hot(ref["codes"])
+    ensemble = Ensemble([KerasGraph(TINY)] * 2).to(torch.device("cpu"))  # nn.Module.to works
     with torch.no_grad():
-        assert torch.allclose(Ensemble([KerasGraph(TINY)] * 2)(x), KerasGraph(TINY)(x))
+        assert torch.allclose(ensemble(x), KerasGraph(TINY)(x))
 
 
 def test_an_unsupported_keras_layer_is_named(tmp_path):
