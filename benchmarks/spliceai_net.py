@@ -93,16 +93,40 @@ class KerasGraph(nn.Module):
                 if lay["class_name"] == "Cropping1D"]  # fmt: skip
         return int(sum(crop))
 
+    def _order(self) -> list[str]:
+        """The layers the output needs, each after its inputs (depth-first, no recursion)."""
+        order, seen, stack = [], set(), [(self.output, False)]
+        while stack:
+            name, expanded = stack.pop()
+            if expanded:
+                order.append(name)
+            elif name not in seen:
+                seen.add(name)
+                stack.append((name, True))
+                stack += [(i, False) for i in self._inbound(name) if i not in seen]
+        return order
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``(N, 4, L)`` one-hot -> ``(N, C, L - context)`` outputs (channels first)."""
-        values: dict[str, torch.Tensor] = {self.inputs[0]: x}
-
-        def value(name: str) -> torch.Tensor:
-            if name not in values:
-                values[name] = self._run_layer(name, [value(i) for i in self._inbound(name)])
-            return values[name]
-
-        return value(self.output)
+        """``(N, 4, L)`` one-hot -> ``(N, C, L - context)`` outputs (channels first). Each
+        layer's output is dropped once its last reader has run (a 10k-context row of 35,000
+        bases holds a few of SpliceAI's 125 layer outputs at a time, not all of them)."""
+        order = self._order()
+        readers: dict[str, int] = {}
+        for name in order:
+            for i in self._inbound(name):
+                readers[i] = readers.get(i, 0) + 1
+        values: dict[str, torch.Tensor] = {}
+        for name in order:
+            if name in self.inputs:
+                values[name] = x
+                continue
+            inbound = self._inbound(name)
+            values[name] = self._run_layer(name, [values[i] for i in inbound])
+            for i in inbound:
+                readers[i] -= 1
+                if readers[i] == 0:
+                    del values[i]
+        return values[self.output]
 
     def _weight(self, name: str, key: str) -> torch.Tensor:
         return self.params[f"{name}__{key}"]
