@@ -60,6 +60,7 @@ from .sections import (
     scan_section,
     split_section,
     stability_section,
+    which_model_section,
 )
 from .variants import variants_section
 
@@ -211,6 +212,7 @@ def build_report(
         "<h2>Test metrics</h2>",
         _metrics_table(metrics, base),
         *split_section(run),
+        *which_model_section(str(metrics["task"])),
         *evaluations_section(
             [read_run_json(Path(p), "made by `sparling-genomics evaluate --out`")
              for p in evaluations or []]

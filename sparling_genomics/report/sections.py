@@ -399,3 +399,26 @@ def grammar_section(block: dict | None, rows: int = 12) -> str:
     )  # fmt: skip
     return (head + "<table><tr><th>a</th><th>b</th><th>spacing (nt)</th><th>pairs</th>"
             "<th>expected</th><th>ratio</th><th>q</th><th></th></tr>" + body + "</table>")
+
+
+#: Which model to use for a plant genome, as the peers benchmark measured it (BENCHMARKS.md,
+#: section "Peers": every model on the same TAIR10 chr1 test positions and the same clock).
+#: Words only: the figures live in that section.
+WHICH_MODEL = (
+    "<h2>Which model for a plant genome</h2>"
+    "<p>Measured on the same test positions of TAIR10 chr1 (this project's BENCHMARKS.md, "
+    "section \"Peers\"): <b>this Sparling model</b> when you want the motifs: its channels "
+    "are the sites and families in this report, and its site calls were ahead of SpliceAI's "
+    "published (human) models and of OpenSpliceAI retrained on the same split for the same "
+    "time. <b>The non-sparse baseline</b> (<code>train --baseline</code>) when you want the "
+    "most accurate site calls for that time and no motifs. <b>OpenSpliceAI</b> retrained on "
+    "your annotation when you can give it longer than ours (its own 10 epochs, or its 2k and "
+    "10k contexts on a GPU); at our budget it trailed our baseline. <b>SpliceAI off the "
+    "shelf</b> only where there is no annotation of your species or a close relative to "
+    "train on: trained on human genes, it trailed every model trained on the plant.</p>"
+)
+
+
+def which_model_section(task: str) -> list[str]:
+    """The guidance above, for a splicing run (other tasks have no peers to compare)."""
+    return [WHICH_MODEL] if task == "splicing" else []

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import REPO
 
 BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
-              "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds",
+              "peers", "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds",
               "sparse-layer", "splicing", "tidy", "variants")  # fmt: skip
 
 

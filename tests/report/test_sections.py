@@ -26,3 +26,14 @@ def test_a_checked_run_shows_its_verdict_conditions_and_channels():
                 "motif necessity", "core:donor"):  # fmt: skip
         assert row in text
     assert "dead: 1;" in text and "annealing not complete" in text
+
+
+def test_a_splicing_report_says_which_model_to_use_and_other_tasks_do_not():
+    from sparling_genomics.report.sections import which_model_section
+
+    text = "".join(which_model_section("splicing"))
+    assert "<h2>Which model for a plant genome</h2>" in text
+    for model in ("Sparling model", "non-sparse baseline", "OpenSpliceAI", "SpliceAI off the"):
+        assert model in text
+    assert 'section "Peers"' in text
+    assert which_model_section("planted") == []

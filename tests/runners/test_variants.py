@@ -106,6 +106,7 @@ def test_report_shows_counts_histogram_and_top_variants(splicing_tiny, vcf, tmp_
 
     score_vcf(splicing_tiny, vcf, tmp_path / "effects", distance=20)
     page = build_report(splicing_tiny, variants=tmp_path / "effects")
+    assert "<h2>Which model for a plant genome</h2>" in page  # a splicing run's guidance
     section = page[page.index("<h2>Variant effects</h2>") :]
     assert "6 records, 7 alleles, 5 scored (6 allele-strands" in section
     assert "symbolic 1 (symbolic or breakend ALT" in section
