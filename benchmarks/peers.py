@@ -75,11 +75,12 @@ def setup_peers() -> Path:
     return PEER_PYTHON
 
 
-def step(out: Path, name: str, compute: Callable[[], dict]) -> dict:
-    """A step's result: read from ``OUT/steps/NAME.json`` if it finished before, else computed
-    now and written (atomically: a killed step leaves no result)."""
+def step(out: Path, name: str, compute: Callable[[], dict], needs: Path | None = None) -> dict:
+    """A step's result: read from ``OUT/steps/NAME.json`` if it finished before (and the file
+    it made, ``needs``, is still there: a clone keeps the JSON but not the ignored data), else
+    computed now and written (atomically: a killed step leaves no result)."""
     path = out / "steps" / f"{name}.json"
-    if path.exists():
+    if path.exists() and (needs is None or needs.exists()):
         return json.loads(path.read_text())
     result = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -225,7 +226,8 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     out.mkdir(parents=True, exist_ok=True)
     setup_peers()
     dataset = out / "dataset.h5"
-    build = step(out, "dataset", lambda: build_dataset_measured(dataset, reference))
+    build = step(out, "dataset", lambda: build_dataset_measured(dataset, reference),
+                 needs=dataset)  # fmt: skip
     genome = Genome(source_file(SiteDataset(dataset).source, "fasta", dataset))
     spliceai_dir = spliceai_models_dir(PEER_PYTHON)
     ensemble = load_spliceai(spliceai_dir)
@@ -238,13 +240,14 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     if long_minutes:  # the long preset (2,000 nt) on a dataset of that context, same windows
         wide = out / "dataset_long.h5"
         step(out, "dataset_long", lambda: build_dataset_measured(
-            wide, reference, extra=["--context", "2000"]))  # fmt: skip
+            wide, reference, extra=["--context", "2000"]), needs=wide)  # fmt: skip
         for name in ("sparling_long", "baseline_long"):
             models[name] = step(out, name, lambda n=name: our_run(
                 out, n, wide, long_minutes, seed, preset="long"))  # fmt: skip
     budget = models["baseline"]["wall_seconds"]
     osai_check = step(out, "openspliceai_check", lambda: openspliceai_check(out, flanks))
-    data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset))
+    data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset),
+                needs=out / "openspliceai_data" / "dataset_train.h5")  # fmt: skip
     trained = {}
     for flank in flanks:
         key = f"openspliceai{flank}"

@@ -69,3 +69,20 @@ def test_agreement_is_pearson_over_shared_allele_strands():
     b[("0", "+")] = None
     out = agreement(a, b)
     assert out["allele_strands"] == 9 and out["pooled"] == 1.0 and out["DS_AG"] == 1.0
+
+
+def test_a_step_is_kept_unless_the_data_it_made_is_gone(tmp_path):
+    from benchmarks.peers import step
+
+    calls = []
+    data = tmp_path / "dataset.h5"
+
+    def build():
+        calls.append(1)
+        data.write_text("x")
+        return {"n": len(calls)}
+
+    assert step(tmp_path, "dataset", build, needs=data) == {"n": 1}
+    assert step(tmp_path, "dataset", build, needs=data) == {"n": 1}  # kept
+    data.unlink()  # a fresh clone: the JSON is committed, the data ignored
+    assert step(tmp_path, "dataset", build, needs=data) == {"n": 2}
