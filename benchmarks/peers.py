@@ -50,7 +50,7 @@ from sparling_genomics.evaluate.site_metrics import site_metrics
 from sparling_genomics.genome.dataset import SiteDataset
 from sparling_genomics.genome.dataset_source import source_file
 from sparling_genomics.genome.fasta import Genome
-from sparling_genomics.io import write_json_atomic
+from sparling_genomics.io import write_json_atomic, write_text_atomic
 from sparling_genomics.train.device import pick_device
 from sparling_genomics.train.run_config import resolve_config
 
@@ -84,7 +84,10 @@ def step(out: Path, name: str, compute: Callable[[], dict], needs: Path | None =
         return json.loads(path.read_text())
     result = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, result)
+    if name.startswith("variants_"):  # per-allele scores: compact, bench_runs/ has a budget
+        write_text_atomic(path, json.dumps(result, separators=(",", ":")) + "\n")
+    else:
+        write_json_atomic(path, result)
     return result
 
 
