@@ -412,8 +412,8 @@ WHICH_MODEL = (
     "published (human) models and of OpenSpliceAI retrained on the same split for the same "
     "time. <b>The non-sparse baseline</b> (<code>train --baseline</code>) when you want the "
     "most accurate site calls for that time and no motifs. <b>OpenSpliceAI</b> retrained on "
-    "your annotation when you can give it longer than ours (its own 10 epochs, or its 2k and "
-    "10k contexts on a GPU); at our budget it trailed our baseline. <b>SpliceAI off the "
+    "your annotation trailed both of ours at the same budget (longer training and its 2k and "
+    "10k contexts: see that section for what has been measured). <b>SpliceAI off the "
     "shelf</b> only where there is no annotation of your species or a close relative to "
     "train on: trained on human genes, it trailed every model trained on the plant.</p>"
 )
