@@ -50,6 +50,7 @@ from sparling_genomics.evaluate.site_metrics import site_metrics
 from sparling_genomics.genome.dataset import SiteDataset
 from sparling_genomics.genome.dataset_source import source_file
 from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.genome.sequence import one_hot
 from sparling_genomics.io import write_json_atomic, write_text_atomic
 from sparling_genomics.train.device import pick_device
 from sparling_genomics.train.run_config import resolve_config
@@ -154,8 +155,7 @@ def keras_check(out: Path, models_dir: Path, ensemble) -> dict:
     seconds = peer_python([str(SCRIPTS / "keras_reference.py"), "--models", str(models_dir),
                            "--out", str(npz), "--inputs", "3", "--length", "500"])  # fmt: skip
     ref = np.load(npz)
-    eye = np.concatenate([np.eye(4, dtype=np.float32), np.zeros((1, 4), dtype=np.float32)])
-    x = torch.from_numpy(eye[ref["codes"]].transpose(0, 2, 1).copy())
+    x = torch.from_numpy(one_hot(ref["codes"]))
     diffs = {}
     with torch.no_grad():
         for i, member in enumerate(ensemble.members, 1):
@@ -175,9 +175,8 @@ def openspliceai_check(out: Path, flanks: tuple[int, ...]) -> dict:
                      "--out", str(folder)])  # fmt: skip
         ref = np.load(folder / f"openspliceai{flank}.npz")
         net = load_openspliceai(folder / f"openspliceai{flank}.pt", flank)
-        eye = np.concatenate([np.eye(4, dtype=np.float32), np.zeros((1, 4), dtype=np.float32)])
         with torch.no_grad():
-            ours = net(torch.from_numpy(eye[ref["codes"]].transpose(0, 2, 1).copy())).numpy()
+            ours = net(torch.from_numpy(one_hot(ref["codes"]))).numpy()
         diffs[str(flank)] = float(np.abs(ours - ref["outputs"]).max())
     return {"max_abs_difference": diffs, "worst": max(diffs.values())}
 
@@ -231,7 +230,10 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     dataset = out / "dataset.h5"
     build = step(out, "dataset", lambda: build_dataset_measured(dataset, reference),
                  needs=dataset)  # fmt: skip
-    genome = Genome(source_file(SiteDataset(dataset).source, "fasta", dataset))
+    data = SiteDataset(dataset)
+    source, context = data.source, data.context
+    data.close()
+    genome = Genome(source_file(source, "fasta", dataset))
     spliceai_dir = spliceai_models_dir(PEER_PYTHON)
     ensemble = load_spliceai(spliceai_dir)
     check = step(out, "keras_check", lambda: keras_check(out, spliceai_dir, ensemble))
@@ -283,7 +285,7 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
         "machine": machine_description(),
         "command": f"python -m benchmarks peers --out {out} --reference {reference}",
-        "context": SiteDataset(dataset).context,
+        "context": context,
         "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check,
         "models": models, "openspliceai_training": trained, "openspliceai_data": data,
         "variants": variants,

@@ -82,6 +82,11 @@ class KerasGraph(nn.Module):
             for key, value in arrays.items():
                 self.params[f"{name}__{key}"] = nn.Parameter(value, requires_grad=False)
         self.context = self._context()
+        self.order = self._order()  # the layers in an order that runs each after its inputs
+        self.readers: dict[str, int] = {}  # how many layers read each layer's output
+        for name in self.order:
+            for i in self._inbound(name):
+                self.readers[i] = self.readers.get(i, 0) + 1
 
     def _inbound(self, name: str) -> list[str]:
         nodes = self.layers[name]["inbound_nodes"]
@@ -110,13 +115,9 @@ class KerasGraph(nn.Module):
         """``(N, 4, L)`` one-hot -> ``(N, C, L - context)`` outputs (channels first). Each
         layer's output is dropped once its last reader has run (a 10k-context row of 35,000
         bases holds a few of SpliceAI's 125 layer outputs at a time, not all of them)."""
-        order = self._order()
-        readers: dict[str, int] = {}
-        for name in order:
-            for i in self._inbound(name):
-                readers[i] = readers.get(i, 0) + 1
+        readers = dict(self.readers)
         values: dict[str, torch.Tensor] = {}
-        for name in order:
+        for name in self.order:
             if name in self.inputs:
                 values[name] = x
                 continue
