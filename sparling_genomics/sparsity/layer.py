@@ -190,9 +190,14 @@ class SpatialSparsity(nn.Module):
         value = check_density(value)
         if value != self.density:
             self._density.fill_(value)
-            self._warm.fill_(False)  # the next estimate replaces the thresholds
-            self._pending = []
-            self._pending_elements = 0
+            self.restart_thresholds()
+
+    def restart_thresholds(self) -> None:
+        """Let the next estimate replace the thresholds outright (batches pending for it are
+        dropped): after a density change, or a channel re-initialised (``models/reinit.py``)."""
+        self._warm.fill_(False)
+        self._pending = []
+        self._pending_elements = 0
 
     # -- forward -------------------------------------------------------------------------
     def normalize(self, x: torch.Tensor) -> torch.Tensor:

@@ -111,6 +111,7 @@ def checkpoint_payload(trainer) -> dict:
         "accepted_model": trainer.accepted_state,
         "rollback": trainer.probation.state_dict(),
         "split": trainer.splitter.state_dict(),
+        "resample": trainer.resampler.state_dict(),
         **({} if trainer.core_optimizer is None
            else {"core_optimizer": trainer.core_optimizer.state_dict()}),
     }  # fmt: skip
@@ -134,6 +135,8 @@ def restore_trainer(trainer, path: Path) -> None:
             trainer.probation.load_state_dict(payload["rollback"])
         if "split" in payload:  # nor before channel_split.py
             trainer.splitter.load_state_dict(payload["split"])
+        if "resample" in payload:  # nor before channel_resample.py
+            trainer.resampler.load_state_dict(payload["resample"])
         if trainer.core_optimizer is not None:
             trainer.core_optimizer.load_state_dict(payload["core_optimizer"])
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:

@@ -11,9 +11,8 @@ this phase are kept). With ``annealing.finish_by_samples`` annealing is also hel
 sample deadline (``sparsity/annealing.py``: an evaluation behind the line takes a forced
 step). With ``annealing.rollback_samples`` a step the model has not recovered from within
 that many samples is taken back and retaken smaller (``rollback.py``). Without annealing the
-density is fixed at the stop density from the
-start and the whole budget is the final phase; a model without a sparse layer (a baseline)
-trains until its budget ends.
+density is fixed at the stop density from the start and the whole budget is the final phase;
+a model without a sparse layer (a baseline) trains until its budget ends.
 
 The learning-rate schedule and the two start-of-run guards (warm-up, plateau restarts) are
 rules of ``schedule.py``. A restart keeps the batch stream, budget and clock going.
@@ -57,6 +56,7 @@ from ..rundir import (
 from ..sparsity.annealing import SparsityAnnealer
 from ..sparsity.cofiring import cofiring_term
 from ..tasks.registry import task_class
+from .channel_resample import WastedResample
 from .channel_split import IdleSplit
 from .checkpoint import checkpoint_payload, restore_trainer, save_checkpoint
 from .core_phase import train_core
@@ -135,6 +135,8 @@ class Trainer:
         self.probation = StepProbation.from_settings(a)  # rollback.py; off unless set
         self.splitter = IdleSplit.from_settings(a)  # channel_split.py; off unless set
         self.splitter.check_model(self.model)  # fails before a run starts
+        self.resampler = WastedResample.from_settings(a)  # channel_resample.py; off unless set
+        self.resampler.check_model(self.model)
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
         self.optimizer = make_optimizer(self.model.trainable_parameters(), self.config.train)
@@ -263,6 +265,7 @@ class Trainer:
             self.best_state = _snapshot(self.model)
         if "restart" not in record and "rolled_back" not in record:
             record.update(self.splitter.review(self, s["samples"]))  # channel_split.py
+            record.update(self.resampler.review(self, s["samples"]))  # channel_resample.py
         if self.model.sparse is not None:
             record["threshold_mean"] = float(self.model.sparse.thresholds.mean())
         s["loss_sum"], s["loss_count"] = 0.0, 0
@@ -300,11 +303,8 @@ class Trainer:
     def _finished(self) -> str | None:
         t = self.config.train
         s = self.state
-        if (
-            s["phase"] == "final"
-            and self.model.sparse is not None
-            and s["samples"] - s["final_start"] >= t.final_samples
-        ):
+        if (s["phase"] == "final" and self.model.sparse is not None
+                and s["samples"] - s["final_start"] >= t.final_samples):  # fmt: skip
             return "schedule"
         if s["samples"] >= t.max_samples:
             return "max_samples"
@@ -410,6 +410,7 @@ class Trainer:
                 "stop_density": self.annealer.stop_density,
                 **({"rollback": self.probation.summary()} if self.probation.enabled else {}),
                 **({"split": self.splitter.summary()} if self.splitter.enabled else {}),
+                **({"resample": self.resampler.summary()} if self.resampler.enabled else {}),
             },
             "stopped_by": stopped_by,
             "device": str(self.device),

@@ -8,7 +8,7 @@ from sparling_genomics.tasks.registry import task_class
 from sparling_genomics.train.run_config import resolve_config
 
 
-def _model(task="planted", preset="tiny"):
+def task_and_model(task="planted", preset="tiny"):
     data = [{"data": {"background": "iid"}}] if task == "planted" else []
     config = resolve_config(task, preset, overrides=data)
     torch.manual_seed(0)
@@ -16,7 +16,7 @@ def _model(task="planted", preset="tiny"):
     return t, t.build_model()
 
 
-def _trained_a_little(task, model, steps=3):
+def trained_a_little(task, model, steps=3):
     """A few steps, so thresholds, statistics and Adam's moments are not their initial
     values (a copy of an initial value would prove nothing)."""
     optimizer = torch.optim.Adam(model.trainable_parameters(), lr=1e-2)
@@ -41,8 +41,8 @@ def test_copy_rows_copies_or_shares_along_a_dimension():
 
 
 def test_a_split_into_an_idle_motif_without_noise_keeps_the_output_and_makes_a_copy():
-    task, model = _model()
-    optimizer = _trained_a_little(task, model)
+    task, model = task_and_model()
+    optimizer = trained_a_little(task, model)
     model.eval()
     x = task.make_batch(np.random.default_rng(5), "val", 8).x
     b = model.block_size
@@ -70,7 +70,7 @@ def test_a_split_into_an_idle_motif_without_noise_keeps_the_output_and_makes_a_c
 def test_noise_moves_the_two_filters_apart_reproducibly():
     filters = []
     for _ in range(2):
-        _, model = _model()
+        _, model = task_and_model()
         apply_split(model, 0, 2, noise=0.05, generator=torch.Generator().manual_seed(3))
         w = model.g.out.weight.detach()
         assert not torch.equal(w[0:2], w[4:6])
@@ -80,7 +80,7 @@ def test_noise_moves_the_two_filters_apart_reproducibly():
 
 
 def test_split_edits_name_what_cannot_be_split():
-    _, model = _model()
+    _, model = task_and_model()
     with pytest.raises(ValueError, match="cannot split motif 1 into 1"):
         split_edits(model, 1, 1)
     model.h.split_edits = None  # a head that cannot share its inputs
@@ -89,7 +89,7 @@ def test_split_edits_name_what_cannot_be_split():
 
 
 def test_a_digit_circle_model_splits_with_its_polar_head():
-    task, model = _model("digit_circle", "tiny")
+    task, model = task_and_model("digit_circle", "tiny")
     model.eval()
     x = task.train_batch(0, 2).x
     with torch.no_grad():

@@ -1,0 +1,224 @@
+"""Re-initialising wasted motifs during training (the resampling rule).
+
+Seen on the splicing task (issue 57, the default pipeline at e9b7c12): of 32 learned channels,
+10 ended as near-copies of another and 7 never changed the output when dropped: capacity the
+firing budget pays for and the motifs do not use. Sparse-autoencoder training meets the same
+waste as dead features and resamples them; ReDo (Sokar et al., 2023) re-initialises dormant
+neurons. This rule does that to motifs, while the density schedule still leaves the fresh
+motif time to learn (``models/reinit.py`` is the edit).
+
+The rule, with ``annealing.resample_samples`` W (0 or unset: off): from the first evaluation
+at a density of at most ``resample_within`` (8) x the stop density, and every W samples after,
+until ``resample_until`` (half) of the final phase has passed, at an evaluation with no step
+on probation (``rollback.py``), the learned motifs are looked at on the first validation inputs
+(64 windows for a site task, 512 inputs otherwise):
+
+* never needed: the motif's alpha (the share of inputs whose output changes when it is
+  dropped, ``evaluate/identifiability.py``) is under a fifth of the median motif's (0
+  included), the identifiability check's idle rule;
+* near-copies (1-D sequence input: one-hot DNA): PWMs from the motif's sites on the inputs
+  (the receptive-field window, read on the strand g found the motif on, trimmed to its
+  informative columns) and the sites themselves, under ``export/copies.py``'s criteria (PWM
+  similarity >= 0.9 or half the sites within +-2 nt); in each group of copies the motif with
+  the highest alpha (then the most sites) stays and the others are re-initialised, their
+  outgoing weights added to the one that stays.
+
+At most a quarter of the learned motifs a look, least-needed first, and ``resample_limit``
+(half of the learned motifs) a run. The look's cost is the identifiability check's: one ``h``
+pass per motif over the inputs looked at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from ..config import restore_fields
+from ..evaluate.identifiability import (
+    IDLE_SHARE,
+    SAMPLES,
+    SITE_WINDOWS,
+    channel_necessity,
+    idle_channels,
+)
+from ..export.copies import near_copies
+from ..genome.pwm import trim
+from ..models.reinit import check_reinit, reinit_motif
+from ..sparsity.annealing import AnnealingSettings
+
+DEFAULT_WITHIN = 8.0  # looks start once the density is at most this x the stop density
+DEFAULT_UNTIL = 0.5  # and end once this share of the final phase has passed
+PER_LOOK = 0.25  # at most this share of the learned motifs re-initialised at one look
+MIN_SITES = 10  # a motif with fewer sites on the inputs gets no PWM (its sites still count)
+PSEUDOCOUNT = 0.1
+
+
+@torch.no_grad()
+def motif_pwms_and_sites(model, task, split: str, *, samples: int, batch_size: int,
+                         device) -> tuple[dict, dict]:  # fmt: skip
+    """Per learned motif of a model over 1-D one-hot DNA input: its trimmed PWM (width, 4)
+    from the receptive-field windows of its sites (on the strand g read it on) and its sites
+    as (input index, position) arrays, over the first ``samples`` inputs of ``split``."""
+    learned = model.learned
+    rf = int(model.g.receptive_field)
+    half = rf // 2
+    counts = torch.zeros(learned, 4, rf, dtype=torch.float64)
+    found: dict[int, list] = {c: [] for c in range(learned)}
+    seen = 0
+    was_training = model.training
+    model.eval()
+    try:
+        for batch in task.eval_batches(split, batch_size):
+            x = batch.x[: samples - seen].to(device)
+            motifs = model.motifs(x)[:, :learned]
+            strand = None
+            if getattr(model.g, "reverse_complement", False):
+                strand = model.g.strand_of_max(x)
+            n, c, p = torch.nonzero(motifs > 0, as_tuple=True)
+            windows = torch.nn.functional.pad(x, (half, half)).unfold(-1, rf, 1)  # N, 4, L, rf
+            site_windows = windows[n, :, p].double().cpu()  # S, 4, rf
+            if strand is not None:  # the reverse strand's site read 5'->3': both axes flip
+                flip = strand[n, c, p].bool().cpu()
+                site_windows[flip] = site_windows[flip].flip(1, 2)
+            counts.index_add_(0, c.cpu(), site_windows)
+            for ch, index, pos in zip(c.tolist(), (n + seen).tolist(), p.tolist()):
+                found[ch].append((index, pos))
+            seen += len(x)
+            if seen >= samples:
+                break
+    finally:
+        model.train(was_training)
+    pwms, sites = {}, {}
+    for ch in range(learned):
+        rows = np.asarray(found[ch], np.int64).reshape(-1, 2)
+        sites[ch] = (rows[:, 0], rows[:, 1])
+        if len(rows) >= MIN_SITES:
+            probs = counts[ch].numpy().T + PSEUDOCOUNT
+            probs = probs / probs.sum(axis=1, keepdims=True)
+            lo, hi = trim(probs)
+            pwms[ch] = probs[lo:hi]
+    return pwms, sites
+
+
+def pick_wasted(alpha: list[float], groups: list[list[int]], nsites: list[int],
+                budget: int) -> list[tuple[int, int | None, str]]:  # fmt: skip
+    """(motif, motif to merge its outgoing weights into or None, why) of the motifs to
+    re-initialise: the copies beyond the one that stays in each group (highest alpha, then
+    most sites), then the never-needed motifs that stay in no group, least-needed first, at
+    most ``budget``."""
+    picked: dict[int, tuple[int | None, str]] = {}
+    keepers = set()
+    for group in groups:
+        keeper = max(group, key=lambda m: (alpha[m], nsites[m], -m))
+        keepers.add(keeper)
+        for m in group:
+            if m != keeper:
+                picked[m] = (keeper, f"copy of {keeper}")
+    for m in idle_channels(dict(enumerate(alpha)), IDLE_SHARE, dead=True):
+        if m not in picked and m not in keepers:
+            picked[m] = (None, "never needed")
+    order = sorted(picked, key=lambda m: (alpha[m], m))[: max(0, budget)]
+    return [(m, *picked[m]) for m in order]
+
+
+@dataclass
+class WastedResample:
+    """The rule's settings and what it has done (``log``: samples, motif, why, density)."""
+
+    samples: int = 0  # W; 0: off
+    within: float = DEFAULT_WITHIN
+    until: float = DEFAULT_UNTIL
+    limit: int | None = None  # None: half of the learned motifs
+    done: int = 0
+    since: int = -1  # samples at the last look (-1: none yet)
+    log: list = field(default_factory=list)
+
+    @classmethod
+    def from_settings(cls, a: AnnealingSettings) -> WastedResample:
+        within = DEFAULT_WITHIN if a.resample_within is None else a.resample_within
+        until = DEFAULT_UNTIL if a.resample_until is None else a.resample_until
+        return cls(samples=a.resample_samples or 0, within=float(within), until=float(until),
+                   limit=a.resample_limit)  # fmt: skip
+
+    @property
+    def enabled(self) -> bool:
+        return self.samples > 0
+
+    def check_model(self, model) -> None:
+        """Fail before training when the rule is on but ``model`` cannot be edited."""
+        if self.enabled and model.sparse is not None:
+            check_reinit(model)
+
+    def limit_for(self, learned: int) -> int:
+        return learned // 2 if self.limit is None else int(self.limit)
+
+    def due(self, samples: int, density: float | None, stop_density: float,
+            final_share: float, learned: int) -> bool:  # fmt: skip
+        """Whether this evaluation looks (``final_share``: the share of the final phase
+        passed, 0 while annealing)."""
+        return (
+            self.enabled
+            and density is not None
+            and self.done < self.limit_for(learned)
+            and density <= self.within * stop_density
+            and final_share < self.until
+            and (self.since < 0 or samples - self.since >= self.samples)
+        )
+
+    def review(self, trainer, samples: int) -> dict:
+        """At an evaluation with no step on probation: re-initialise the wasted motifs of the
+        trainer's model when a look is due; the log record's additions (empty when none)."""
+        model, s = trainer.model, trainer.state
+        if trainer.probation.active or model.sparse is None:
+            return {}
+        final_samples = max(1, trainer.config.train.final_samples)
+        final_share = (samples - s["final_start"]) / final_samples if s["phase"] == "final" else 0
+        if not self.due(samples, model.density, trainer.stop_density, final_share,
+                        model.learned):  # fmt: skip
+            return {}
+        self.since = samples
+        task, t = trainer.task, trainer.config.train
+        inputs = SITE_WINDOWS if task.scoring == "sites" else SAMPLES
+        necessity = channel_necessity(model, task, "val", batch_size=t.eval_batch_size,
+                                      device=trainer.device, samples=inputs)  # fmt: skip
+        alpha = necessity["alpha"][: model.learned]  # not a supplied core's channels
+        groups, nsites = [], [0] * model.learned
+        if _sequence_input(task):
+            pwms, sites = motif_pwms_and_sites(model, task, "val", samples=inputs,
+                                               batch_size=t.eval_batch_size,
+                                               device=trainer.device)  # fmt: skip
+            nsites = [len(sites[m][0]) for m in range(model.learned)]
+            groups = near_copies(pwms, {m: sites[m] for m in pwms})["groups"]
+        budget = min(max(1, int(PER_LOOK * model.learned)),
+                     self.limit_for(model.learned) - self.done)  # fmt: skip
+        picked = pick_wasted(alpha, groups, nsites, budget)
+        for motif, merge, why in picked:
+            generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + 104_729
+                                                      + self.done)  # fmt: skip
+            reinit_motif(model, motif, merge=merge, optimizer=trainer.optimizer,
+                         generator=generator)  # fmt: skip
+            self.done += 1
+            self.log.append([samples, motif, why, round(float(alpha[motif]), 4), model.density])
+        if not picked:
+            return {}
+        return {"resample": [{"motif": m, "why": why, "alpha": round(float(alpha[m]), 4)}
+                             for m, _, why in picked]}  # fmt: skip
+
+    def state_dict(self) -> dict:
+        return asdict(self)
+
+    def load_state_dict(self, state: dict) -> None:
+        restore_fields(self, state, "resample")
+
+    def summary(self) -> dict:
+        """What ``metrics.json`` reports (``annealing.resample``)."""
+        return {"samples": self.samples, "within": self.within, "until": self.until,
+                "limit": self.limit, "done": self.done, "log": self.log}  # fmt: skip
+
+
+def _sequence_input(task) -> bool:
+    """Whether the task's inputs are 1-D one-hot DNA (the copy criterion needs PWMs): the
+    tasks that export DNA motifs."""
+    return bool(getattr(task, "exports_motifs", False))
