@@ -5,11 +5,18 @@ value out of range) print one ``error: ...`` line and exit 2;
 anything else prints a short message and exits 1 (the traceback only with ``--debug``,
 accepted before or after the verb, as ``--quiet`` and ``--verbose`` are). A misspelt verb
 gets the nearest verbs. Heavy imports (torch) happen inside the verbs, after parsing.
+
+SIGTERM (what ``kill``, ``timeout``, SLURM's ``scancel`` and its time limit, and Snakemake
+send first) is raised as :class:`Terminated` inside the verb, so its clean-up runs as on
+Ctrl-C: temporary files are removed and an output folder the verb made is taken back, then
+the exit code is 143 (128 + 15). Python's default would end the process at once, leaving them.
 """
 
 from __future__ import annotations
 
 import difflib
+import signal
+import threading
 
 import click
 
@@ -22,6 +29,15 @@ from .motifs import export, report, scan, stability
 from .options import CONTEXT_SETTINGS, DEBUG_KEY, output_options, reset_output_level
 from .train import compare, evaluate, train
 from .variants import variants
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the verb is (a KeyboardInterrupt, so clean-up that handles
+    Ctrl-C handles it alike)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated
 
 
 class VerbGroup(click.Group):
@@ -46,6 +62,8 @@ class VerbGroup(click.Group):
         return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: click.Context):
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
         try:
             return super().invoke(ctx)
         except SparlingError as exc:
@@ -58,6 +76,9 @@ class VerbGroup(click.Group):
             ctx.exit(2)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except Terminated:
+            click.echo("terminated (SIGTERM)", err=True)
+            ctx.exit(143)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
@@ -70,6 +91,9 @@ class VerbGroup(click.Group):
                 err=True,
             )
             ctx.exit(1)
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 @click.group("sparling-genomics", cls=VerbGroup, context_settings=CONTEXT_SETTINGS)

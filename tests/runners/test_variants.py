@@ -112,3 +112,36 @@ def test_report_shows_counts_histogram_and_top_variants(splicing_tiny, vcf, tmp_
     assert "symbolic 1 (symbolic or breakend ALT" in section
     assert 'alt="delta score histogram"' in section
     assert "by largest delta</h3>" in section and 'alt="sequence before and after"' in section
+
+
+def test_sigterm_mid_run_cleans_up_and_exits_143(splicing_tiny, tmp_path):
+    """SIGTERM (scancel, timeout, Snakemake) runs the verb's clean-up as Ctrl-C does: no temp
+    file, no output folder, exit 143; Python's default would leave both."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import REPO
+
+    rows = [f"{CHROM}\t{p}\t.\t{_base(p)}\t{'A' if _base(p) != 'A' else 'C'}\t.\t.\t."
+            for p in range(1000, 201_000, 10)]  # 20,000 SNVs: minutes to score  # fmt: skip
+    vcf = tmp_path / "many.vcf"
+    vcf.write_text("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
+                   + "\n".join(rows) + "\n")  # fmt: skip
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sparling_genomics.cli", "variants", "--model", splicing_tiny,
+         "--vcf", vcf, "--out", out], cwd=REPO, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, OMP_NUM_THREADS="1"))  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not list(out.glob(".variant_scores.tsv.tmp-*")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.1)
+    assert list(out.glob(".variant_scores.tsv.tmp-*")), "the verb never started writing"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "terminated (SIGTERM)" in stderr, stderr
+    assert not out.exists()  # its temp files and the folder it made: gone
