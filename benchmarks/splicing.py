@@ -63,6 +63,11 @@ MODELS = {
     # The second anti-copy rule (sparsity/budget.py): the competition plus a shared budget --
     # today's splicing defaults.
     "sparling_shared_budget": {"model": {"sparse": {"share_range": [0.25, 8.0]}}},
+    # Today's defaults plus the resampling rule (train/channel_resample.py): near-copies and
+    # never-needed motifs re-initialised every 2,400 samples (3 evaluations) from 8x the stop
+    # density until half the final phase.
+    "sparling_resample": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
+                          "annealing": {"resample_samples": 2400}},
 }
 SPARLING_MODELS = [name for name in MODELS if name != "baseline"]
 
@@ -344,7 +349,8 @@ def _markdown(r: dict, path: Path | None = None) -> str:
     labels = {"baseline": "non-sparse baseline", "sparling": "Sparling (core + anti-copy)",
               "sparling_no_core": "Sparling, no core",
               "sparling_no_anticopy": "Sparling, no anti-copy",
-              "sparling_shared_budget": "Sparling, + shared budget"}  # fmt: skip
+              "sparling_shared_budget": "Sparling, + shared budget",
+              "sparling_resample": "Sparling, + shared budget + resampling"}  # fmt: skip
     runs = {"baseline": b, "sparling": s, **r.get("ablations", {})}
     for name, m in runs.items():
         e = m["e2e"]

@@ -81,6 +81,42 @@ def test_motif_pwms_and_sites_read_each_site_window_on_its_strand():
                    for lo in range(rf - len(pwms[c]) + 1))  # fmt: skip
 
 
+def test_a_constructed_duplicate_is_found_and_the_copy_picked():
+    """A motif made an exact copy of the busiest one (models/split.py without noise): the
+    copy criterion groups the two and one of them, never a third motif, is re-initialised."""
+    from sparling_genomics.evaluate.identifiability import channel_necessity
+    from sparling_genomics.export.copies import near_copies
+    from sparling_genomics.models.split import apply_split
+
+    from ..models.test_split import trained_a_little
+
+    task, model = _planted()
+    trained_a_little(task, model, steps=20)  # thresholds and statistics of a density of 0.05
+    cpu = torch.device("cpu")
+
+    def look():
+        return motif_pwms_and_sites(model, task, "val", samples=64, batch_size=16, device=cpu)
+
+    _, sites = look()
+    counts = [len(sites[m][0]) for m in range(model.learned)]
+    source = int(np.argmax(counts))
+    target = (source + 1) % model.learned
+    assert counts[source] > 0
+    apply_split(model, source, target, noise=0.0)
+    pwms, sites = look()
+    assert sorted(zip(*sites[source])) == sorted(zip(*sites[target]))
+    groups = near_copies(pwms, {m: sites[m] for m in pwms})["groups"]
+    pair = next(g for g in groups if source in g)
+    assert target in pair
+    alpha = channel_necessity(model, task, "val", batch_size=16, device=cpu,
+                              samples=64)["alpha"][: model.learned]  # fmt: skip
+    nsites = [len(sites[m][0]) for m in range(model.learned)]
+    picked = pick_wasted(alpha, groups, nsites, budget=model.learned)
+    copies = [(m, merge) for m, merge, why in picked if why.startswith("copy")]
+    assert copies and all({m, merge} <= set(pair) for m, merge in copies)
+    assert len([m for m, _ in copies if m in (source, target)]) == 1  # one of the two stays
+
+
 def _tiny(**annealing):
     return resolve_config("planted", "tiny", overrides=[
         {"data": {"background": "iid"}, "annealing": {"resample_within": 1000, **annealing}},
