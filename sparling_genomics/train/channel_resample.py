@@ -24,8 +24,11 @@ on probation (``rollback.py``), the learned motifs are looked at on the first va
   outgoing weights added to the one that stays.
 
 At most a quarter of the learned motifs a look, least-needed first, and ``resample_limit``
-(half of the learned motifs) a run. The look's cost is the identifiability check's: one ``h``
-pass per motif over the inputs looked at.
+(half of the learned motifs) a run. A re-initialised motif is left alone for the next
+``GRACE_LOOKS`` (4) looks' worth of samples: on TAIR10 chr1 (seed 0, W = 2,400) the second
+look re-initialised again five of the eight motifs the first had, before they could have
+learnt anything, and spent the run's limit. The look's cost is the identifiability check's:
+one ``h`` pass per motif over the inputs looked at.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from ..sparsity.annealing import AnnealingSettings
 DEFAULT_WITHIN = 8.0  # looks start once the density is at most this x the stop density
 DEFAULT_UNTIL = 0.5  # and end once this share of the final phase has passed
 PER_LOOK = 0.25  # at most this share of the learned motifs re-initialised at one look
+GRACE_LOOKS = 4  # a re-initialised motif is not picked again for this many looks' samples
 MIN_SITES = 10  # a motif with fewer sites on the inputs gets no PWM (its sites still count)
 PSEUDOCOUNT = 0.1
 
@@ -102,12 +106,12 @@ def motif_pwms_and_sites(model, task, split: str, *, samples: int, batch_size: i
     return pwms, sites
 
 
-def pick_wasted(alpha: list[float], groups: list[list[int]], nsites: list[int],
-                budget: int) -> list[tuple[int, int | None, str]]:  # fmt: skip
+def pick_wasted(alpha: list[float], groups: list[list[int]], nsites: list[int], budget: int,
+                spare: frozenset[int] | set[int] = frozenset()) -> list[tuple]:  # fmt: skip
     """(motif, motif to merge its outgoing weights into or None, why) of the motifs to
     re-initialise: the copies beyond the one that stays in each group (highest alpha, then
     most sites), then the never-needed motifs that stay in no group, least-needed first, at
-    most ``budget``."""
+    most ``budget``; motifs in ``spare`` (re-initialised lately) are never picked."""
     picked: dict[int, tuple[int | None, str]] = {}
     keepers = set()
     for group in groups:
@@ -119,7 +123,8 @@ def pick_wasted(alpha: list[float], groups: list[list[int]], nsites: list[int],
     for m in idle_channels(dict(enumerate(alpha)), IDLE_SHARE, dead=True):
         if m not in picked and m not in keepers:
             picked[m] = (None, "never needed")
-    order = sorted(picked, key=lambda m: (alpha[m], m))[: max(0, budget)]
+    order = sorted((m for m in picked if m not in spare),
+                   key=lambda m: (alpha[m], m))[: max(0, budget)]  # fmt: skip
     return [(m, *picked[m]) for m in order]
 
 
@@ -134,6 +139,7 @@ class WastedResample:
     done: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
+    fresh: dict = field(default_factory=dict)  # motif -> samples when it was re-initialised
 
     @classmethod
     def from_settings(cls, a: AnnealingSettings) -> WastedResample:
@@ -193,13 +199,16 @@ class WastedResample:
             groups = near_copies(pwms, {m: sites[m] for m in pwms})["groups"]
         budget = min(max(1, int(PER_LOOK * model.learned)),
                      self.limit_for(model.learned) - self.done)  # fmt: skip
-        picked = pick_wasted(alpha, groups, nsites, budget)
+        spare = {int(m) for m, at in self.fresh.items()
+                 if samples - at < GRACE_LOOKS * self.samples}  # fmt: skip
+        picked = pick_wasted(alpha, groups, nsites, budget, spare)
         for motif, merge, why in picked:
             generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + 104_729
                                                       + self.done)  # fmt: skip
             reinit_motif(model, motif, merge=merge, optimizer=trainer.optimizer,
                          generator=generator)  # fmt: skip
             self.done += 1
+            self.fresh[motif] = samples
             self.log.append([samples, motif, why, round(float(alpha[motif]), 4), model.density])
         if not picked:
             return {}

@@ -28,6 +28,8 @@ def test_pick_wasted_takes_copies_beyond_the_kept_one_then_never_needed_motifs()
     assert pick_wasted(alpha, [[0, 2, 4]], nsites, budget=2) == picked[:2]
     assert pick_wasted([0.3, 0.3, 0.3], [], [1, 1, 1], budget=5) == []  # nothing wasted
     assert pick_wasted([0.0, 0.3, 0.3, 0.3], [[0, 1]], [0, 1, 1, 1], 5) == [(0, 1, "copy of 1")]
+    assert pick_wasted(alpha, [[0, 2, 4]], nsites, 10, spare={3, 2}) == [
+        (5, None, "never needed"), (0, 4, "copy of 4")]  # re-initialised lately: spared
 
 
 def test_the_rule_is_off_unless_set_and_looks_every_w_samples_within_its_window():
