@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from ..config import restore_fields
+from ..errors import ConfigError
 from ..evaluate.identifiability import (
     IDLE_SHARE,
     SAMPLES,
@@ -143,6 +144,11 @@ class WastedResample:
 
     @classmethod
     def from_settings(cls, a: AnnealingSettings) -> WastedResample:
+        if a.resample_samples and a.split_samples:
+            raise ConfigError(
+                "annealing.resample_samples and annealing.split_samples: use one of the two "
+                "rules (a split makes the copy the other re-initialises); set the other to 0"
+            )
         within = DEFAULT_WITHIN if a.resample_within is None else a.resample_within
         until = DEFAULT_UNTIL if a.resample_until is None else a.resample_until
         return cls(samples=a.resample_samples or 0, within=float(within), until=float(until),

@@ -121,7 +121,8 @@ def test_a_constructed_duplicate_is_found_and_the_copy_picked():
 
 def _tiny(**annealing):
     return resolve_config("planted", "tiny", overrides=[
-        {"data": {"background": "iid"}, "annealing": {"resample_within": 1000, **annealing}},
+        {"data": {"background": "iid"},
+         "annealing": {"resample_within": 1000, "split_samples": 0, **annealing}},
         {"train": {"max_samples": 2400, "final_samples": 800}},
     ])  # fmt: skip
 
@@ -205,5 +206,11 @@ def test_a_model_that_cannot_be_edited_fails_before_the_run(tmp_path, monkeypatc
     monkeypatch.setattr(CTCSequenceHead1D, "__init__", without_inp)
     (tmp_path / "run").mkdir()
     with pytest.raises(ConfigError, match="head whose first layer `inp`"):
-        Trainer(_tiny(resample_samples=320, split_samples=0), tmp_path / "run", progress=False)
-    Trainer(_tiny(resample_samples=0, split_samples=0), tmp_path / "run", progress=False)
+        Trainer(_tiny(resample_samples=320), tmp_path / "run", progress=False)
+    Trainer(_tiny(resample_samples=0), tmp_path / "run", progress=False)  # off: no check
+
+
+def test_the_two_channel_rules_are_not_combined(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(ConfigError, match="use one of the two rules"):
+        Trainer(_tiny(resample_samples=320, split_samples=320), tmp_path / "run", progress=False)
