@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
 from ..errors import ConfigError
 from ..sparsity.blocks import block_channels
+from .split import motif_output
 
 
 def head_input_weight(model) -> torch.Tensor:
@@ -45,9 +45,7 @@ def head_input_weight(model) -> torch.Tensor:
 
 def check_reinit(model) -> None:
     """Fail (ConfigError) where a part of ``model`` cannot be edited by :func:`reinit_motif`."""
-    out = getattr(model.g, "out", None)
-    if not isinstance(out, (nn.Conv1d, nn.Conv2d)) or out.out_channels != model.g.motifs:
-        raise ConfigError("re-initialising a motif needs a motif model g whose last layer is `out`")
+    motif_output(model, "re-initialising a motif")
     head_input_weight(model)
 
 

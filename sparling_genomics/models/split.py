@@ -67,6 +67,15 @@ def norm_edits(norm: nn.Module, source: list[int], target: list[int]) -> list[Ro
             if (t := getattr(norm, name, None)) is not None]  # fmt: skip
 
 
+def motif_output(model, what: str) -> nn.Module:
+    """g's last layer ``out`` (one output channel per motif channel): what a motif edit
+    rewrites; a ConfigError saying ``what`` needs it otherwise."""
+    out = getattr(model.g, "out", None)
+    if not isinstance(out, (nn.Conv1d, nn.Conv2d)) or out.out_channels != model.g.motifs:
+        raise ConfigError(f"{what} needs a motif model g whose last layer is `out`")
+    return out
+
+
 def split_edits(model, source: int, target: int) -> list[RowEdit]:
     """The edits that make learned motif ``target`` of ``model`` a copy of motif ``source``
     (motifs are channels, or blocks of channels); a ConfigError where a part of the model
@@ -76,9 +85,7 @@ def split_edits(model, source: int, target: int) -> list[RowEdit]:
     if not (0 <= source < learned and 0 <= target < learned) or source == target:
         raise ValueError(f"cannot split motif {source} into {target} of {learned} learned")
     s, t = groups[source], groups[target]
-    out = getattr(model.g, "out", None)
-    if not isinstance(out, (nn.Conv1d, nn.Conv2d)) or out.out_channels != model.g.motifs:
-        raise ConfigError("splitting a motif needs a motif model g whose last layer is `out`")
+    out = motif_output(model, "splitting a motif")
     head = getattr(model.h, "split_edits", None)
     if head is None:
         raise ConfigError(

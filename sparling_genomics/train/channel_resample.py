@@ -129,6 +129,26 @@ def pick_wasted(alpha: list[float], groups: list[list[int]], nsites: list[int], 
     return [(m, *picked[m]) for m in order]
 
 
+def wasted_motifs(model, task, *, batch_size: int, device, budget: int,
+                  spare: frozenset[int] | set[int] = frozenset()) -> dict:  # fmt: skip
+    """One look at the first validation inputs (64 windows for a site task, 512 inputs
+    otherwise): ``alpha`` of each learned motif, the ``copies`` found (1-D DNA tasks; else
+    none) and the motifs :func:`pick_wasted` ``picked``."""
+    inputs = SITE_WINDOWS if task.scoring == "sites" else SAMPLES
+    necessity = channel_necessity(model, task, "val", batch_size=batch_size, device=device,
+                                  samples=inputs)  # fmt: skip
+    alpha = necessity["alpha"][: model.learned]  # not a supplied core's channels
+    copies = {"groups": [], "copies": 0}
+    nsites = [0] * model.learned
+    if _sequence_input(task):
+        pwms, sites = motif_pwms_and_sites(model, task, "val", samples=inputs,
+                                           batch_size=batch_size, device=device)  # fmt: skip
+        nsites = [len(sites[m][0]) for m in range(model.learned)]
+        copies = near_copies(pwms, {m: sites[m] for m in pwms})
+    picked = pick_wasted(alpha, copies["groups"], nsites, budget, spare)
+    return {"alpha": alpha, "copies": copies, "picked": picked}
+
+
 @dataclass
 class WastedResample:
     """The rule's settings and what it has done (``log``: samples, motif, why, density)."""
@@ -191,23 +211,13 @@ class WastedResample:
                         model.learned):  # fmt: skip
             return {}
         self.since = samples
-        task, t = trainer.task, trainer.config.train
-        inputs = SITE_WINDOWS if task.scoring == "sites" else SAMPLES
-        necessity = channel_necessity(model, task, "val", batch_size=t.eval_batch_size,
-                                      device=trainer.device, samples=inputs)  # fmt: skip
-        alpha = necessity["alpha"][: model.learned]  # not a supplied core's channels
-        groups, nsites = [], [0] * model.learned
-        if _sequence_input(task):
-            pwms, sites = motif_pwms_and_sites(model, task, "val", samples=inputs,
-                                               batch_size=t.eval_batch_size,
-                                               device=trainer.device)  # fmt: skip
-            nsites = [len(sites[m][0]) for m in range(model.learned)]
-            groups = near_copies(pwms, {m: sites[m] for m in pwms})["groups"]
         budget = min(max(1, int(PER_LOOK * model.learned)),
                      self.limit_for(model.learned) - self.done)  # fmt: skip
         spare = {int(m) for m, at in self.fresh.items()
                  if samples - at < GRACE_LOOKS * self.samples}  # fmt: skip
-        picked = pick_wasted(alpha, groups, nsites, budget, spare)
+        found = wasted_motifs(model, trainer.task, batch_size=trainer.config.train.eval_batch_size,
+                              device=trainer.device, budget=budget, spare=spare)  # fmt: skip
+        picked, alpha = found["picked"], found["alpha"]
         for motif, merge, why in picked:
             generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + 104_729
                                                       + self.done)  # fmt: skip
