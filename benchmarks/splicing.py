@@ -15,7 +15,7 @@
    receptive field, transcript orientation), consensus, information of its best GT / AG, and
    the fraction of its sites within +-5 nt of an annotated donor / acceptor (a GT channel's
    activation sits a few bases from the labelled exon base, at the centre of its receptive
-   field); the near-copies among the learned channels (``export/copies.py``) and the learned
+   field); the near-copies among the learned channels (``evaluate/copies.py``) and the learned
    channels that copy a core channel.
 4. The core channels' PWMs against the annotated sites' PWMs (windows centred on the
    labelled sites of the same test windows): KL divergence in bits per column, over the
@@ -37,7 +37,7 @@ import click
 import numpy as np
 import torch
 
-from sparling_genomics.export.copies import near_copies, pwm_similarity
+from sparling_genomics.evaluate.copies import near_copies, pwm_similarity
 from sparling_genomics.export.motifs import collect_sites, merge_sites, site_windows
 from sparling_genomics.genome.pwm import consensus, dinucleotide_bits, probability_matrix, trim
 from sparling_genomics.io import write_json_atomic

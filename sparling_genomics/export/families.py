@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from ..config import bounded
+from ..evaluate.copies import near_copies
 from ..genome.pwm import information_content
 from ..io import atomic_write
-from .copies import near_copies
 from .formats import ExportedMotif
 from .naming import DEFAULT_COLLECTION, benjamini_hochberg, load_jaspar_collection
 
@@ -72,7 +72,7 @@ class FamilySettings:
     # The representative keeps the columns that members with at least half of the family's
     # sites cover: a column only a small member has would speak for few sites.
     min_coverage: float = bounded(0.5, above=0.0, max=1.0)
-    # Near-copies (reported, not used for linkage; export/copies.py): PWM columns correlated
+    # Near-copies (reported, not used for linkage; evaluate/copies.py): PWM columns correlated
     # at >= 0.9 at some offset and strand (the issue's "PWM similarity >= 0.9"), or sharing
     # site_overlap of their sites within site_window nt.
     near_copy_similarity: float = bounded(0.9, above=0.0, max=1.0)
@@ -351,7 +351,7 @@ def cluster_families(
 def copy_block(
     motifs: list[ExportedMotif], sites: dict[int, np.ndarray] | None, settings: FamilySettings
 ) -> dict:
-    """motifs.json's ``near_copies``: pairs of motifs that copy each other (``export/copies.py``:
+    """motifs.json's ``near_copies``: pairs of motifs that copy each other (``evaluate/copies.py``:
     PWM similarity at some offset and strand, or shared sites), and the redundant ones -- in
     each group of copies, every motif but the one with the most sites."""
     rows = {c: np.asarray(r, np.int64).reshape(-1, 3) for c, r in (sites or {}).items()}

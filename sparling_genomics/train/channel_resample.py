@@ -18,7 +18,7 @@ on probation (``rollback.py``), the learned motifs are looked at on the first va
   included), the identifiability check's idle rule;
 * near-copies (1-D sequence input: one-hot DNA): PWMs from the motif's sites on the inputs
   (the receptive-field window, read on the strand g found the motif on, trimmed to its
-  informative columns) and the sites themselves, under ``export/copies.py``'s criteria (PWM
+  informative columns) and the sites themselves, under ``evaluate/copies.py``'s criteria (PWM
   similarity >= 0.9 or half the sites within +-2 nt); in each group of copies the motif with
   the highest alpha (then the most sites) stays and the others are re-initialised, their
   outgoing weights added to the one that stays.
@@ -40,6 +40,7 @@ import torch
 
 from ..config import restore_fields
 from ..errors import ConfigError
+from ..evaluate.copies import near_copies
 from ..evaluate.identifiability import (
     IDLE_SHARE,
     SAMPLES,
@@ -47,7 +48,6 @@ from ..evaluate.identifiability import (
     channel_necessity,
     idle_channels,
 )
-from ..export.copies import near_copies
 from ..genome.pwm import trim
 from ..models.reinit import check_reinit, reinit_motif
 from ..sparsity.annealing import AnnealingSettings

@@ -86,8 +86,8 @@ def test_motif_pwms_and_sites_read_each_site_window_on_its_strand():
 def test_a_constructed_duplicate_is_found_and_the_copy_picked():
     """A motif made an exact copy of the busiest one (models/split.py without noise): the
     copy criterion groups the two and one of them, never a third motif, is re-initialised."""
+    from sparling_genomics.evaluate.copies import near_copies
     from sparling_genomics.evaluate.identifiability import channel_necessity
-    from sparling_genomics.export.copies import near_copies
     from sparling_genomics.models.split import apply_split
 
     from ..models.test_split import trained_a_little

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from sparling_genomics.export.copies import near_copies, pwm_similarity, reverse_complement_pwm
+from sparling_genomics.evaluate.copies import near_copies, pwm_similarity, reverse_complement_pwm
 
 
 def _pwm(consensus, strength=0.85):
