@@ -125,7 +125,8 @@ def test_sigterm_mid_run_cleans_up_and_exits_143(splicing_tiny, tmp_path):
 
     from tests.conftest import REPO
 
-    rows = [f"{CHROM}\t{p}\t.\t{_base(p)}\t{'A' if _base(p) != 'A' else 'C'}\t.\t.\t."
+    bases = _base(1, 201_000)  # one read of the genome, not one per SNV
+    rows = [f"{CHROM}\t{p}\t.\t{bases[p - 1]}\t{'A' if bases[p - 1] != 'A' else 'C'}\t.\t.\t."
             for p in range(1000, 201_000, 10)]  # 20,000 SNVs: minutes to score  # fmt: skip
     vcf = tmp_path / "many.vcf"
     vcf.write_text("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n"
