@@ -270,7 +270,8 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         out, dataset, genome, site_mutations_n=site_mutations,
         random_variants_n=random_variants))  # fmt: skip
     scored = {}
-    for name in ("baseline", "sparling"):
+    ours = [n for n in ("baseline", "sparling", "baseline_long", "sparling_long") if n in models]
+    for name in ours:  # the baseline first: its allele-strands are what every model scores
         scored[name] = step(out, f"variants_{name}", lambda n=name: our_variants(
             out, n, Path(models[n]["run"]), prepared))  # fmt: skip
     keys = allele_strands(prepared, scored["baseline"])

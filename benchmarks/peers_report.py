@@ -21,6 +21,8 @@ ROWS = {
                       "this genome's train block"),
 }
 
+OURS = ("sparling", "baseline", "sparling_long", "baseline_long")
+
 
 def row_label(name: str, result: dict) -> tuple[str, str, str]:
     """(model, context, training data) of a table row."""
@@ -33,7 +35,7 @@ def row_label(name: str, result: dict) -> tuple[str, str, str]:
 
 
 def training_minutes(name: str, result: dict) -> str:
-    if name in ("sparling", "baseline", "sparling_long", "baseline_long"):
+    if name in OURS:
         return f"{result['models'][name]['wall_seconds'] / 60:.1f}"
     trained = result["openspliceai_training"].get(f"{name}")
     if trained is None:
@@ -125,7 +127,7 @@ def verdicts(result: dict) -> list[str]:
         if None not in shares:
             rates[name] = min(shares)
     if rates:
-        ours = {n: r for n, r in rates.items() if n in ("sparling", "baseline")}
+        ours = {n: r for n, r in rates.items() if n in OURS}
         met = any(r >= FLOOR_LOSS_SHARE for r in ours.values())
         listed = ", ".join(f"{n} {r:.1%}" for n, r in rates.items())
         out.append(f"- In-silico floor (loss >= 0.5 on >= {FLOOR_LOSS_SHARE:.0%} of both "

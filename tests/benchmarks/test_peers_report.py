@@ -43,6 +43,18 @@ def test_verdicts_state_each_comparison_with_its_figures():
     assert "(gap +0.030): **not met**" in lines
 
 
+def test_the_long_preset_counts_for_the_in_silico_floor():
+    r = result()
+    rates = r["variants"]["models"]
+    rates["baseline"]["loss"]["acceptor"]["fraction_loss_at_least_0.5"] = 0.88
+    assert "**not met**" in [x for x in verdicts(r) if "In-silico" in x][0]
+    rates["baseline_long"] = {"loss": {
+        "donor": {"sites": 2, "fraction_loss_at_least_0.5": 0.93},
+        "acceptor": {"sites": 2, "fraction_loss_at_least_0.5": 0.92}}}  # fmt: skip
+    line = [x for x in verdicts(r) if "In-silico" in x][0]
+    assert "baseline_long 92.0%" in line and line.endswith("**met**.")
+
+
 def test_the_table_has_a_row_per_model_and_the_summary_reads_it():
     text = markdown(result(), Path("bench_runs/peers/bench_peers.json"))
     rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
