@@ -27,7 +27,7 @@ rule apply_evaluate:
 
 
 rule apply_scan_part:
-    """One job of the applied model's scattered scan (`apply.scan_jobs` > 1)."""
+    """One job of the applied model's scattered scan (`apply.scan_jobs` or `scan_job_bases`)."""
     input:
         model=lambda wc: list(APPLIED.needs),
     output:
@@ -55,10 +55,11 @@ rule apply_scan_part:
 
 rule apply_scan:
     """The model's motif sites on another genome: BED9 (+ .track), bigBed, bigWigs, the
-    browser files; one job, or the gather of `apply.scan_jobs` parts."""
+    browser files; one job, or the gather of its scattered parts."""
     input:
         model=lambda wc: list(APPLIED.needs),
-        parts=lambda wc: scan_parts(rules.apply_scan_part.output.part, APPLIED.scan_jobs, wc),
+        parts=lambda wc: scan_parts(rules.apply_scan_part.output.part,
+                                    APPLIED.scan_jobs[wc.genome], wc),
     output:
         bed=applied_path("tracks", "motif_sites.bed"),
         bigbed=applied_path("tracks", "motif_sites.bb"),
@@ -68,7 +69,7 @@ rule apply_scan:
         model=lambda wc: APPLIED.model,
         fasta=lambda wc: genome_fasta(wc.genome),
         out=lambda wc, output: Path(output.summary).parent,
-        gather=lambda wc: gather_args(APPLIED.scan_jobs),
+        gather=lambda wc: gather_args(APPLIED.scan_jobs[wc.genome]),
     log:
         applied_path("scan.log", root=LOGS),
     benchmark:

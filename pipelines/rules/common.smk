@@ -100,12 +100,45 @@ def _genome_run(name, run):
         runtime[model] = int(minutes) + 15
     if run["diagnostics"]:
         sets["sparling"] += (f"train.keep_checkpoints_every={run['diagnostics']}",)
+    jobs = scan_job_count(run["genome"], run["scan_jobs"], run.get("scan_job_bases"),
+                          f"runs.{name}")  # fmt: skip
     return Run(name=name, task=run["task"], genome=run["genome"], preset=run["preset"],
                seeds=tuple(run["seeds"]), threads=run["threads"],
                title=f"{name} on {run['genome']}, seed {{seed}}", baseline=run["baseline"],
-               scan=run["scan"], scan_jobs=run["scan_jobs"], jaspar=True, sets=sets,
+               scan=run["scan"], scan_jobs=jobs, jaspar=True, sets=sets,
                runtime=runtime,
                diagnostics=run["diagnostics"])  # fmt: skip
+
+
+def genome_fasta(genome):
+    g = config["genomes"][genome]
+    if g.get("fasta"):
+        return g["fasta"]
+    from sparling_genomics.genome.references import load_reference
+
+    return str(load_reference(g["reference"]).fasta)
+
+
+def scan_job_count(genome, jobs, job_bases, where):
+    """Jobs a genome's scan is scattered over: `scan_jobs`, or with `scan_job_bases` one job
+    per that many bases of the genome, rounded up (its FASTA's lengths, read at planning)."""
+    if job_bases is None:
+        return jobs
+    if jobs != 1:
+        raise WorkflowError(f"config: {where}: give scan_jobs or scan_job_bases, not both")
+    return max(1, -(-genome_bases(genome) // job_bases))
+
+
+_GENOME_BASES = {}
+
+
+def genome_bases(genome):
+    """The bases of a `genomes` entry's FASTA (its index; a gzipped FASTA is read whole)."""
+    if genome not in _GENOME_BASES:
+        from sparling_genomics.genome.fasta import Genome
+
+        _GENOME_BASES[genome] = sum(Genome(Path(genome_fasta(genome))).lengths.values())
+    return _GENOME_BASES[genome]
 
 
 def _planted_run(planted):
@@ -159,7 +192,7 @@ class Applied:
     model: str  # the run folder
     genomes: tuple[str, ...]
     scan: bool
-    scan_jobs: int
+    scan_jobs: dict  # genome -> jobs its scan is scattered over
     title: str
     needs: tuple[str, ...]  # the model's metrics.json and motifs.json (pipeline outputs or not)
 
@@ -211,8 +244,11 @@ def _applied():
             f"config: apply.name: {name!r} cannot name a folder under applied/; set apply.name"
         )
     needs = (str(metrics_path(Path(folder))), str(motifs_dir(Path(folder)) / MOTIFS_SUMMARY))
+    jobs = {genome: scan_job_count(genome, spec.get("scan_jobs", 1),
+                                   spec.get("scan_job_bases"), "apply")
+            for genome in spec["genomes"]}  # fmt: skip
     return Applied(name=name, model=folder, genomes=tuple(spec["genomes"]),
-                   scan=spec.get("scan", True), scan_jobs=spec.get("scan_jobs", 1), title=title,
+                   scan=spec.get("scan", True), scan_jobs=jobs, title=title,
                    needs=needs)  # fmt: skip
 
 
@@ -247,15 +283,6 @@ def genome_source_args(wildcards):
         if g.get(key):
             args += [f"--{key.replace('_', '-')}", ",".join(g[key])]
     return shlex.join(args)
-
-
-def genome_fasta(genome):
-    g = config["genomes"][genome]
-    if g.get("fasta"):
-        return g["fasta"]
-    from sparling_genomics.genome.references import load_reference
-
-    return str(load_reference(g["reference"]).fasta)
 
 
 def train_inputs(wildcards):

@@ -30,7 +30,8 @@ rule export:
 
 
 rule scan_part:
-    """One job of a scattered scan (`scan_jobs` > 1): about 1/N of the genome's bases."""
+    """One job of a scattered scan (`scan_jobs` or `scan_job_bases`): about
+    1/N of the genome's bases."""
     input:
         summary=rules.export.output.summary,
     output:

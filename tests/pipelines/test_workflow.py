@@ -289,6 +289,22 @@ def test_killed_run_redoes_only_unfinished_jobs(tmp_path):
     assert (_job(tmp_path) / "report.html").is_file()
 
 
+def test_scan_job_bases_scatters_by_genome_size(tmp_path):
+    """`scan_job_bases` turns each genome's length into its scan's jobs (the tiny reference:
+    300,000 bases, so 70,000 a job -> 5 parts), in a run and in `apply:` alike."""
+    config = tmp_path / "bases.yaml"
+    config.write_text(
+        "genomes: {tiny: {reference: tiny}, other: {reference: tiny}}\n"
+        "runs: {s: {genome: tiny, preset: tiny, scan_job_bases: 70000}}\n"
+        "apply: {model: s, genomes: [other], scan_job_bases: 300000}\n"
+    )
+    result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", config)
+    assert result.returncode == 0, result.stderr[-2000:]
+    counts = _job_counts(result.stdout)
+    assert counts["scan_part"] == 5 and "apply_scan_part" not in counts  # 300,000 in one job
+    assert "--gather 5" in result.stdout and "--part 5/5" in result.stdout
+
+
 def _bad(tmp_path, text):
     config = tmp_path / "bad.yaml"
     config.write_text(text)
@@ -315,6 +331,11 @@ def _bad(tmp_path, text):
          "apply.model: '/nonexistent/run' is neither a key of runs nor a finished run"),
         ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
          "apply: {genomes: [tiny]}\n", "model"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, scan_job_bases: 0}}\n",
+         "scan_job_bases"),
+        ("genomes: {tiny: {reference: tiny}}\n"
+         "runs: {s: {genome: tiny, scan_jobs: 4, scan_job_bases: 1000}}\n",
+         "config: runs.s: give scan_jobs or scan_job_bases, not both"),
     ],
 )  # fmt: skip
 def test_bad_config_stops_before_any_job(tmp_path, text, expected):
