@@ -133,11 +133,11 @@ _GENOME_BASES = {}
 
 
 def genome_bases(genome):
-    """The bases of a `genomes` entry's FASTA (its index; a gzipped FASTA is read whole)."""
+    """The bases of a `genomes` entry's FASTA (its index; a gzipped FASTA is streamed)."""
     if genome not in _GENOME_BASES:
-        from sparling_genomics.genome.fasta import Genome
+        from sparling_genomics.genome.fasta import fasta_bases
 
-        _GENOME_BASES[genome] = sum(Genome(Path(genome_fasta(genome))).lengths.values())
+        _GENOME_BASES[genome] = fasta_bases(Path(genome_fasta(genome)))
     return _GENOME_BASES[genome]
 
 

@@ -5,7 +5,7 @@ import pytest
 from Bio import bgzf
 
 from sparling_genomics.errors import InputError
-from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.genome.fasta import Genome, fasta_bases
 from sparling_genomics.genome.sequence import decode
 
 TEXT = ">chrA first\nACGTNNacgt\nAAAA\n>chrB\nGGGCCC\n"
@@ -27,6 +27,16 @@ def test_plain_gzip_and_bgzip_read_the_same(tmp_path, kind):
     # Outside the sequence: N padding on both sides.
     assert decode(genome.fetch("chrB", -2, 8)) == "NNGGGCCCNN"
     assert np.array_equal(genome.fetch("chrA", 3, 5), np.array([3, 4], dtype=np.uint8))
+    assert fasta_bases(path) == 20  # what the pipeline plans a scattered scan from
+
+
+def test_fasta_bases_of_a_gzipped_fasta_with_ragged_lines_and_whitespace(tmp_path):
+    path = tmp_path / "g.fa.gz"
+    path.write_bytes(gzip.compress(b">a x\r\nAC GT\r\nA\n\n>b\nNNN\tN\n"))
+    assert fasta_bases(path) == sum(Genome(path).lengths.values()) == 9
+    (tmp_path / "broken.fa.gz").write_bytes(path.read_bytes()[:-6])
+    with pytest.raises(InputError, match="broken.fa.gz: cannot read FASTA"):
+        fasta_bases(tmp_path / "broken.fa.gz")
 
 
 def test_not_a_fasta(tmp_path):
