@@ -68,6 +68,10 @@ MODELS = {
     # density until half the final phase.
     "sparling_resample": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
                           "annealing": {"resample_samples": 2400}},
+    # The same, each fresh motif's filter pointed where the model errs (resample_init: missed).
+    "sparling_resample_missed": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
+                                 "annealing": {"resample_samples": 2400,
+                                               "resample_init": "missed"}},
 }
 SPARLING_MODELS = [name for name in MODELS if name != "baseline"]
 
@@ -350,7 +354,9 @@ def _markdown(r: dict, path: Path | None = None) -> str:
               "sparling_no_core": "Sparling, no core",
               "sparling_no_anticopy": "Sparling, no anti-copy",
               "sparling_shared_budget": "Sparling, + shared budget",
-              "sparling_resample": "Sparling, + shared budget + resampling"}  # fmt: skip
+              "sparling_resample": "Sparling, + shared budget + resampling",
+              "sparling_resample_missed": "Sparling, + shared budget + resampling at errors",
+              }  # fmt: skip
     runs = {"baseline": b, "sparling": s, **r.get("ablations", {})}
     for name, m in runs.items():
         e = m["e2e"]

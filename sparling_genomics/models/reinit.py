@@ -59,6 +59,16 @@ def _clear_moments(optimizer: torch.optim.Optimizer | None, tensor: torch.Tensor
             value.index_fill_(dim, index.to(value.device), 0.0)
 
 
+def _scaled(direction: torch.Tensor, weight: torch.Tensor, channels: list[int]) -> torch.Tensor:
+    """``direction`` (one filter per channel) at the mean norm of the other filters."""
+    direction = direction.to(weight).reshape(len(channels), *weight.shape[1:])
+    others = [c for c in range(weight.shape[0]) if c not in channels]
+    norm = weight[others].flatten(1).norm(dim=1).mean() if others else torch.tensor(1.0)
+    unit = direction / direction.flatten(1).norm(dim=1).clamp_min(1e-12).view(-1, *[1] * (
+        direction.dim() - 1))  # fmt: skip
+    return unit * norm
+
+
 @torch.no_grad()
 def reinit_motif(
     model,
@@ -67,10 +77,14 @@ def reinit_motif(
     merge: int | None = None,
     optimizer: torch.optim.Optimizer | None = None,
     generator: torch.Generator | None = None,
+    direction: torch.Tensor | None = None,
 ) -> None:
     """Re-initialise learned motif ``motif`` (a channel, or a block) of ``model`` in place:
     fresh incoming weights, zero outgoing weights (added first to motif ``merge``'s when
-    given), cleared optimizer moments and sparse-layer statistics (see the module)."""
+    given), cleared optimizer moments and sparse-layer statistics (see the module).
+    ``direction`` (one filter of g's output layer per channel of the motif): the incoming
+    weights to take instead of a random draw, scaled to the other learned filters' mean norm,
+    bias 0 (the resampling rule's ``missed`` init)."""
     learned, b = model.learned, model.block_size
     if not 0 <= motif < learned or merge == motif or (merge is not None
                                                       and not 0 <= merge < learned):  # fmt: skip
@@ -84,8 +98,11 @@ def reinit_motif(
     for tensor in (out.weight, out.bias):
         if tensor is None:
             continue
-        fresh = torch.rand((len(channels), *tensor.shape[1:]), generator=generator)
-        tensor.index_copy_(0, index, ((2 * fresh - 1) * bound).to(tensor))
+        fresh = (2 * torch.rand((len(channels), *tensor.shape[1:]), generator=generator) - 1)
+        fresh = fresh * bound
+        if direction is not None:
+            fresh = _scaled(direction, out.weight, channels) if tensor is out.weight else 0 * fresh
+        tensor.index_copy_(0, index, fresh.to(tensor))
         _clear_moments(optimizer, tensor, 0, channels)
     weight = head_input_weight(model)
     if merge is not None:

@@ -69,11 +69,15 @@ class AnnealingSettings:
     # Re-initialise wasted motifs, near-copies and never-needed ones (train/channel_resample.py):
     # samples between looks (None or 0: off), the density (x the stop density) below which
     # looks start (None: 8), the share of the final phase after which they end (None: 0.5)
-    # and the motifs re-initialised per run (None: half the learned ones). Settable in any task.
+    # and the motifs re-initialised per run (None: half the learned ones), and how a fresh
+    # motif's filter is drawn (None: "random", ReDo; "missed": from g's features where the
+    # model errs, site tasks). Settable in any task.
     resample_samples: int | None = bounded(None, min=0, optional=True, settable=True)
     resample_within: float | None = bounded(None, min=1, optional=True, settable=True)
     resample_until: float | None = bounded(None, min=0, max=1, optional=True, settable=True)
     resample_limit: int | None = bounded(None, min=0, optional=True, settable=True)
+    resample_init: Literal["random", "missed"] | None = bounded(None, optional=True,
+                                                                settable=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""

@@ -29,6 +29,13 @@ At most a quarter of the learned motifs a look, least-needed first, and ``resamp
 look re-initialised again five of the eight motifs the first had, before they could have
 learnt anything, and spent the run's limit. The look's cost is the identifiability check's:
 one ``h`` pass per motif over the inputs looked at.
+
+A fresh motif's filter (``resample_init``): ``random`` (the default) draws it from g's output
+layer's own initialisation, as ReDo does; on TAIR10 chr1 those re-formed the composition
+family they were taken from. ``missed`` (site tasks) points it where the model errs, as
+sparse-autoencoder training resamples dead features towards badly reconstructed inputs:
+:func:`missed_directions` draws validation positions by squared loss and takes the centred
+features g's output layer reads there.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from ..config import restore_fields
 from ..errors import ConfigError
@@ -149,6 +157,44 @@ def wasted_motifs(model, task, *, batch_size: int, device, budget: int,
     return {"alpha": alpha, "copies": copies, "picked": picked}
 
 
+@torch.no_grad()
+def missed_directions(model, task, count: int, *, batch_size: int, device,
+                      generator: torch.Generator) -> torch.Tensor:  # fmt: skip
+    """``count`` filters for g's output layer, each the features g's output layer reads at
+    a position of the first validation windows drawn with probability proportional to its
+    squared loss, less the features' mean over all positions (the resampling of dead
+    features in sparse-autoencoder training, which points a new feature at badly
+    reconstructed inputs): a fresh motif that starts where the model errs, not in whatever
+    basin a random filter falls into. Site tasks (a loss per position) only."""
+    captured = []
+    hook = model.g.out.register_forward_hook(lambda mod, inp, out: captured.append(inp[0]))
+    losses, features, seen = [], [], 0
+    was_training = model.training
+    model.eval()
+    try:
+        for batch in task.eval_batches("val", batch_size):
+            x, y = batch.x[: SITE_WINDOWS - seen].to(device), batch.y[: SITE_WINDOWS - seen]
+            captured.clear()
+            logits = model(x)["logits"]
+            loss = F.cross_entropy(logits, y.to(logits.device), ignore_index=-1,
+                                   reduction="none")  # fmt: skip
+            z = captured[0][: len(x)].flatten(2)  # forward strand: (N, hidden, L)
+            losses.append(loss.flatten().cpu())
+            features.append(z.transpose(1, 2).reshape(-1, z.shape[1]).cpu())
+            seen += len(x)
+            if seen >= SITE_WINDOWS:
+                break
+    finally:
+        hook.remove()
+        model.train(was_training)
+    loss, z = torch.cat(losses).double(), torch.cat(features).double()
+    weights = loss.clamp_min(0) ** 2
+    if weights.sum() <= 0:
+        weights = torch.ones_like(weights)
+    rows = torch.multinomial(weights, count, replacement=False, generator=generator)
+    return (z[rows] - z.mean(dim=0)).float()
+
+
 @dataclass
 class WastedResample:
     """The rule's settings and what it has done (``log``: samples, motif, why, density)."""
@@ -157,6 +203,7 @@ class WastedResample:
     within: float = DEFAULT_WITHIN
     until: float = DEFAULT_UNTIL
     limit: int | None = None  # None: half of the learned motifs
+    init: str = "random"  # a fresh motif's filter: "random" (ReDo) or "missed" (see module)
     done: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
@@ -172,16 +219,20 @@ class WastedResample:
         within = DEFAULT_WITHIN if a.resample_within is None else a.resample_within
         until = DEFAULT_UNTIL if a.resample_until is None else a.resample_until
         return cls(samples=a.resample_samples or 0, within=float(within), until=float(until),
-                   limit=a.resample_limit)  # fmt: skip
+                   limit=a.resample_limit, init=a.resample_init or "random")  # fmt: skip
 
     @property
     def enabled(self) -> bool:
         return self.samples > 0
 
-    def check_model(self, model) -> None:
-        """Fail before training when the rule is on but ``model`` cannot be edited."""
+    def check_model(self, model, task) -> None:
+        """Fail before training when the rule is on but ``model`` cannot be edited (or the
+        ``missed`` init asked for where ``task`` has no loss per position)."""
         if self.enabled and model.sparse is not None:
             check_reinit(model)
+            if self.init == "missed" and task.scoring != "sites":
+                raise ConfigError("annealing.resample_init=missed: needs a task scored per "
+                                  "position (sites); use random")  # fmt: skip
 
     def limit_for(self, learned: int) -> int:
         return learned // 2 if self.limit is None else int(self.limit)
@@ -218,11 +269,20 @@ class WastedResample:
         found = wasted_motifs(model, trainer.task, batch_size=trainer.config.train.eval_batch_size,
                               device=trainer.device, budget=budget, spare=spare)  # fmt: skip
         picked, alpha = found["picked"], found["alpha"]
-        for motif, merge, why in picked:
+        directions = None
+        if self.init == "missed" and picked:
+            draw = torch.Generator().manual_seed(trainer.config.seed * 7919 + 15_485_863
+                                                 + self.done)  # fmt: skip
+            directions = missed_directions(
+                model, trainer.task, len(picked) * model.block_size, generator=draw,
+                batch_size=trainer.config.train.eval_batch_size, device=trainer.device)
+        for i, (motif, merge, why) in enumerate(picked):
             generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + 104_729
                                                       + self.done)  # fmt: skip
+            b = model.block_size
             reinit_motif(model, motif, merge=merge, optimizer=trainer.optimizer,
-                         generator=generator)  # fmt: skip
+                         generator=generator,
+                         direction=None if directions is None else directions[i * b:(i + 1) * b])
             self.done += 1
             self.fresh[motif] = samples
             self.log.append([samples, motif, why, round(float(alpha[motif]), 4), model.density])
@@ -240,7 +300,8 @@ class WastedResample:
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.resample``)."""
         return {"samples": self.samples, "within": self.within, "until": self.until,
-                "limit": self.limit, "done": self.done, "log": self.log}  # fmt: skip
+                "limit": self.limit, "init": self.init, "done": self.done,
+                "log": self.log}  # fmt: skip
 
 
 def _sequence_input(task) -> bool:

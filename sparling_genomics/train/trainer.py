@@ -136,7 +136,7 @@ class Trainer:
         self.splitter = IdleSplit.from_settings(a)  # channel_split.py; off unless set
         self.splitter.check_model(self.model)  # fails before a run starts
         self.resampler = WastedResample.from_settings(a)  # channel_resample.py; off unless set
-        self.resampler.check_model(self.model)
+        self.resampler.check_model(self.model, self.task)
         self.model.set_density(self.annealer.density)
         lr = self.config.train.lr
         self.optimizer = make_optimizer(self.model.trainable_parameters(), self.config.train)

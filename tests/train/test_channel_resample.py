@@ -9,6 +9,7 @@ from sparling_genomics.tasks.registry import task_class
 from sparling_genomics.train import channel_resample
 from sparling_genomics.train.channel_resample import (
     WastedResample,
+    missed_directions,
     motif_pwms_and_sites,
     pick_wasted,
 )
@@ -214,3 +215,78 @@ def test_the_two_channel_rules_are_not_combined(tmp_path):
     (tmp_path / "run").mkdir()
     with pytest.raises(ConfigError, match="use one of the two rules"):
         Trainer(_tiny(resample_samples=320, split_samples=320), tmp_path / "run", progress=False)
+
+
+def test_missed_directions_point_at_positions_the_model_gets_wrong(tiny_dataset):
+    """Each direction is g's output-layer features at one validation position, centred; the
+    positions are drawn by squared loss, so they are the model's errors (here: a model sure
+    that no position is a site misses every site), not the background it gets right."""
+    config = resolve_config("splicing", "tiny",
+                            overrides=[{"data": {"dataset": str(tiny_dataset)}}])  # fmt: skip
+    torch.manual_seed(0)
+    task = task_class("splicing")(config, 0)
+    model = task.build_model().eval()
+    forward = model.forward
+
+    def no_sites(x):
+        out = forward(x)
+        logits = out["logits"].clone()
+        logits[:, 0] += 20.0
+        return {**out, "logits": logits}
+
+    model.forward = no_sites
+    got = missed_directions(model, task, 4, batch_size=8, device="cpu",
+                            generator=torch.Generator().manual_seed(0))  # fmt: skip
+    assert got.shape == (4, model.g.out.weight.shape[1])
+    captured, labels, features = [], [], []
+    hook = model.g.out.register_forward_hook(lambda m, i, o: captured.append(i[0]))
+    with torch.no_grad():
+        for batch in task.eval_batches("val", 8):
+            captured.clear()
+            model(batch.x)
+            labels.append(batch.y.flatten())
+            z = captured[0][: len(batch.x)].flatten(2)
+            features.append(z.transpose(1, 2).reshape(-1, z.shape[1]))
+    hook.remove()
+    y, z = torch.cat(labels), torch.cat(features)
+    centred = z - z.mean(dim=0)
+    rows = [int((centred - d).abs().sum(dim=1).argmin()) for d in got]
+    for d, row in zip(got, rows):
+        assert torch.allclose(d, centred[row], atol=1e-4)
+    assert bool((y[rows] > 0).all()) and float((y > 0).float().mean()) < 0.01  # sites, rare
+
+
+def test_the_missed_init_needs_a_task_scored_per_position(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(ConfigError, match="resample_init=missed: needs a task scored per"):
+        Trainer(_tiny(resample_samples=320, resample_init="missed"), tmp_path / "run",
+                progress=False)  # fmt: skip
+
+
+def test_a_look_with_the_missed_init_points_the_fresh_motif_at_an_error(tmp_path, monkeypatch,
+                                                                         tiny_dataset):
+    """Through the rule's look on the splicing task: the never-needed motif's new filter is
+    a drawn position's centred features at the other filters' mean norm."""
+    _scripted(monkeypatch, copies=())
+    drawn = []
+
+    def watched(model, task, count, **kwargs):
+        drawn.append(missed_directions(model, task, count, **kwargs))
+        return drawn[-1]
+
+    monkeypatch.setattr(channel_resample, "missed_directions", watched)
+    config = resolve_config("splicing", "tiny", overrides=[
+        {"data": {"dataset": str(tiny_dataset)}},
+        {"annealing": {"resample_samples": 320, "resample_within": 1000,
+                       "resample_init": "missed"}}])  # fmt: skip
+    (tmp_path / "run").mkdir()
+    trainer = Trainer(config, tmp_path / "run", progress=False)
+    weight = trainer.model.g.out.weight.detach()
+    others = torch.cat([weight[:2], weight[3:]]).flatten(1).norm(dim=1).mean()
+    record = trainer.resampler.review(trainer, 160)
+    assert record == {"resample": [{"motif": 2, "why": "never needed", "alpha": 0.0}]}
+    assert len(drawn) == 1 and drawn[0].shape[0] == 1
+    new = weight[2].flatten()
+    assert torch.allclose(new.norm(), others)
+    assert torch.allclose(new / new.norm(), drawn[0][0] / drawn[0][0].norm(), atol=1e-6)
+    assert trainer.resampler.summary()["init"] == "missed"
