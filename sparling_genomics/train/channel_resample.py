@@ -161,11 +161,12 @@ def wasted_motifs(model, task, *, batch_size: int, device, budget: int,
 def missed_directions(model, task, count: int, *, batch_size: int, device,
                       generator: torch.Generator) -> torch.Tensor:  # fmt: skip
     """``count`` filters for g's output layer, each the features g's output layer reads at
-    a position of the first validation windows drawn with probability proportional to its
-    squared loss, less the features' mean over all positions (the resampling of dead
-    features in sparse-autoencoder training, which points a new feature at badly
-    reconstructed inputs): a fresh motif that starts where the model errs, not in whatever
-    basin a random filter falls into. Site tasks (a loss per position) only."""
+    a position of the first validation windows' output (the input's middle, without the
+    context flanks) drawn with probability proportional to its squared loss, less the
+    features' mean over all those positions (the resampling of dead features in
+    sparse-autoencoder training, which points a new feature at badly reconstructed inputs):
+    a fresh motif that starts where the model errs, not in whatever basin a random filter
+    falls into. Site tasks (a loss per position) only."""
     captured = []
     hook = model.g.out.register_forward_hook(lambda mod, inp, out: captured.append(inp[0]))
     losses, features, seen = [], [], 0
@@ -178,7 +179,9 @@ def missed_directions(model, task, count: int, *, batch_size: int, device,
             logits = model(x)["logits"]
             loss = F.cross_entropy(logits, y.to(logits.device), ignore_index=-1,
                                    reduction="none")  # fmt: skip
-            z = captured[0][: len(x)].flatten(2)  # forward strand: (N, hidden, L)
+            z = captured[0][: len(x)].flatten(2)  # forward strand: (N, hidden, input length)
+            start = (z.shape[-1] - loss.shape[-1]) // 2  # the output window: the input's middle
+            z = z[..., start : start + loss.shape[-1]]
             losses.append(loss.flatten().cpu())
             features.append(z.transpose(1, 2).reshape(-1, z.shape[1]).cpu())
             seen += len(x)
