@@ -195,8 +195,9 @@ class Genome:
 
 
 def fasta_bases(path: Path) -> int:
-    """A FASTA's total bases, without holding its sequence: from pyfaidx's index where it can
-    index the file, else by streaming it (gzip) -- what a pipeline needs to plan its jobs.
+    """A FASTA's total bases, what a pipeline needs to plan its jobs: a gzipped file is
+    streamed (not held), an uncompressed one read through :class:`Genome` (pyfaidx's index,
+    built if missing; a file pyfaidx cannot index is read whole, as every verb reads it).
     Whitespace inside sequence lines is not counted; the file is not checked (the verbs do)."""
     path = Path(path)
     require_file(path, "FASTA file")
