@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import warnings
 from pathlib import Path
 
@@ -28,7 +29,8 @@ def run_or_resume(out: Path, config: dict) -> dict:
     """A benchmark's training run in ``out``: its metrics if it finished earlier (reused, not
     retrained; perturbation and identifiability blocks from before the current rules are
     recomputed from the final weights where they are on disk), resumed from its last
-    checkpoint if it was killed, else trained now."""
+    checkpoint if it was killed, else trained now (afresh where it was killed before its first
+    checkpoint: its folder holds nothing finished)."""
     from sparling_genomics.train.loading import metrics_are_stale, rescore_stale
     from sparling_genomics.train.trainer import train
 
@@ -40,6 +42,8 @@ def run_or_resume(out: Path, config: dict) -> dict:
         return metrics
     if checkpoint_path(out, LAST_CHECKPOINT).exists():
         return train({}, out, resume=True, progress=False)
+    if out.is_dir():
+        shutil.rmtree(out)
     return train(config, out, progress=False)
 
 

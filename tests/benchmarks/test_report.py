@@ -22,3 +22,20 @@ def test_runs_from_another_machine_or_an_unrecorded_one_are_named():
     only_unknown = machines_line([("a seed 0", "Intel"), ("c seed 1", None)], "Intel")
     assert only_unknown.startswith("Machine not recorded for c seed 1")
     assert "another CPU" not in only_unknown
+
+
+def test_a_run_killed_before_its_first_checkpoint_is_trained_afresh(tmp_path):
+    """Its folder holds a config and no checkpoint: neither resumable nor a fresh --out, so
+    the benchmark used to stop there ("run directory exists and is not empty")."""
+    from benchmarks.report import run_or_resume
+    from sparling_genomics.train.run_config import resolve_config
+
+    config = resolve_config("planted", "tiny", overrides=[
+        {"train": {"max_samples": 64, "final_samples": 32, "eval_every": 32}}])  # fmt: skip
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("task: planted\n")
+    (run / "checkpoints").mkdir()
+    metrics = run_or_resume(run, config)
+    assert metrics["samples_seen"] >= 64 and (run / "metrics.json").is_file()
+    assert run_or_resume(run, config) == metrics  # finished: reused, not retrained
