@@ -61,12 +61,11 @@ def _clear_moments(optimizer: torch.optim.Optimizer | None, tensor: torch.Tensor
 
 def _scaled(direction: torch.Tensor, weight: torch.Tensor, channels: list[int]) -> torch.Tensor:
     """``direction`` (one filter per channel) at the mean norm of the other filters."""
-    direction = direction.to(weight).reshape(len(channels), *weight.shape[1:])
+    flat = direction.to(weight).reshape(len(channels), -1)
     others = [c for c in range(weight.shape[0]) if c not in channels]
     norm = weight[others].flatten(1).norm(dim=1).mean() if others else torch.tensor(1.0)
-    unit = direction / direction.flatten(1).norm(dim=1).clamp_min(1e-12).view(-1, *[1] * (
-        direction.dim() - 1))  # fmt: skip
-    return unit * norm
+    unit = flat / flat.norm(dim=1, keepdim=True).clamp_min(1e-12)
+    return (unit * norm).reshape(len(channels), *weight.shape[1:])
 
 
 @torch.no_grad()
@@ -98,10 +97,13 @@ def reinit_motif(
     for tensor in (out.weight, out.bias):
         if tensor is None:
             continue
-        fresh = (2 * torch.rand((len(channels), *tensor.shape[1:]), generator=generator) - 1)
-        fresh = fresh * bound
-        if direction is not None:
-            fresh = _scaled(direction, out.weight, channels) if tensor is out.weight else 0 * fresh
+        shape = (len(channels), *tensor.shape[1:])
+        if direction is None:
+            fresh = (2 * torch.rand(shape, generator=generator) - 1) * bound
+        elif tensor is out.weight:
+            fresh = _scaled(direction, tensor, channels)
+        else:
+            fresh = torch.zeros(shape)
         tensor.index_copy_(0, index, fresh.to(tensor))
         _clear_moments(optimizer, tensor, 0, channels)
     weight = head_input_weight(model)
