@@ -1,6 +1,7 @@
 # The functions the rule files share (those files hold only rules), in four parts -- the
 # paths of every job, the config turned into runs (with the pre-flight checks), the rules'
 # inputs and arguments, the targets.
+import functools
 import re
 import shlex
 import sys
@@ -129,16 +130,13 @@ def scan_job_count(genome, jobs, job_bases, where):
     return max(1, -(-genome_bases(genome) // job_bases))
 
 
-_GENOME_BASES = {}
-
-
+@functools.lru_cache(maxsize=None)
 def genome_bases(genome):
-    """The bases of a `genomes` entry's FASTA (its index; a gzipped FASTA is streamed)."""
-    if genome not in _GENOME_BASES:
-        from sparling_genomics.genome.fasta import fasta_bases
+    """The bases of a `genomes` entry's FASTA (its index; a gzipped FASTA is streamed), read
+    once per planning."""
+    from sparling_genomics.genome.fasta import fasta_bases
 
-        _GENOME_BASES[genome] = fasta_bases(Path(genome_fasta(genome)))
-    return _GENOME_BASES[genome]
+    return fasta_bases(Path(genome_fasta(genome)))
 
 
 def _planted_run(planted):

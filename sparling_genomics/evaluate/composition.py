@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..tasks.base import Task
+from ..tasks.base import Task, first_eval_batches
 
 #: A family firing at least half as often on dinucleotide-shuffled windows reads composition.
 COMPOSITION_RATIO = 0.5
@@ -49,8 +49,8 @@ def composition_control(
     was_training = model.training
     model.eval()
     try:
-        for batch in task.eval_batches(split, batch_size):
-            x = batch.x[: windows - seen]
+        for batch in first_eval_batches(task, split, batch_size, windows):
+            x = batch.x
             mixed = dinucleotide_shuffle(x, n=1, random_state=seed + seen, allow_N=True)[:, 0]
             for counts, inputs in ((real, x), (shuffled, mixed)):
                 layer, _ = model.layer_and_residual(inputs.to(device))
@@ -58,8 +58,6 @@ def composition_control(
                 counts += [int(active[families[n]].sum()) for n in names]
             bases += int(x.shape[0] * x.shape[-1])
             seen += len(x)
-            if seen >= windows:
-                break
     finally:
         model.train(was_training)
     out = {"windows": seen, "bases": bases, "threshold": COMPOSITION_RATIO, "families": {}}

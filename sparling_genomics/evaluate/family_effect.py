@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..tasks.base import Batch, Task
+from ..tasks.base import Task, first_eval_batches
 from .site_metrics import site_metrics
 
 #: A family is measurable when silencing it drops the mean top-k by this much ...
@@ -69,8 +69,7 @@ def family_effects(
     was_training = model.training
     model.eval()
     try:
-        for batch in task.eval_batches(split, batch_size):
-            batch = batch if seen + len(batch) <= windows else _head(batch, windows - seen)
+        for batch in first_eval_batches(task, split, batch_size, windows):
             x = batch.x.to(device)
             layer, residual = model.layer_and_residual(x)
             y = batch.y.reshape(-1).numpy()
@@ -86,8 +85,6 @@ def family_effects(
                 probs[name].append(np.asarray(p[keep], dtype=np.float32))
                 odds[name].append(_log_odds_at_sites(logits, y, len(classes)))
             seen += len(batch)
-            if seen >= windows:
-                break
     finally:
         model.train(was_training)
     truth = np.concatenate(labels)
@@ -142,7 +139,3 @@ def _mean_change(after: np.ndarray, before: np.ndarray) -> float | None:
     return round(float(np.mean(after - before)), 6) if len(before) else None
 
 
-def _head(batch, n: int):
-    """The first ``n`` windows of ``batch``."""
-    return Batch(batch.x[:n], batch.targets[:n], batch.cells[:n] if batch.cells else [],
-                 None if batch.y is None else batch.y[:n])  # fmt: skip

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from ..models.sparling import SparlingModel
-from ..tasks.base import Task
+from ..tasks.base import Task, first_eval_batches
 
 #: Defaults of :func:`check_identifiability` (the report states them beside the verdict).
 DENSITY_TOLERANCE = 1.5
@@ -88,8 +88,8 @@ def channel_necessity(
     was_training = model.training
     model.eval()
     try:
-        for batch in task.eval_batches(split, batch_size):
-            x = batch.x[: samples - seen].to(device)
+        for batch in first_eval_batches(task, split, batch_size, samples):
+            x = batch.x.to(device)
             layer, residual = model.layer_and_residual(x)
             base = _outputs(task, model.read(layer, residual))
             motifs = model.motif_activations(layer)  # one per motif (a block: its norm)
@@ -101,8 +101,6 @@ def channel_necessity(
                 after = _outputs(task, model.read(dropped, residual))
                 changed[c] += sum(a != b for a, b in zip(base, after))
             seen += len(x)
-            if seen >= samples:
-                break
     finally:
         model.train(was_training)
     alpha = changed / max(1, seen)

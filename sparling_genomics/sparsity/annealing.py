@@ -71,13 +71,15 @@ class AnnealingSettings:
     # looks start (None: 8), the share of the final phase after which they end (None: 0.5)
     # and the motifs re-initialised per run (None: half the learned ones), and how a fresh
     # motif's filter is drawn (None: "random", ReDo; "missed": from g's features where the
-    # model errs, site tasks). Settable in any task.
+    # model errs, site tasks), and whether near-copies are re-initialised (None: yes; no: only
+    # never-needed motifs, copies left to the channel competition). Settable in any task.
     resample_samples: int | None = bounded(None, min=0, optional=True, settable=True)
     resample_within: float | None = bounded(None, min=1, optional=True, settable=True)
     resample_until: float | None = bounded(None, min=0, max=1, optional=True, settable=True)
     resample_limit: int | None = bounded(None, min=0, optional=True, settable=True)
     resample_init: Literal["random", "missed"] | None = bounded(None, optional=True,
                                                                 settable=True)
+    resample_copies: bool | None = bounded(None, optional=True, settable=True)
 
     def stop_density_for(self, true_density: float | None) -> float:
         """The stop density: the number given, or for 'auto' the task's true motif density."""

@@ -50,6 +50,11 @@ class Batch:
         y = None if self.y is None else self.y.to(device)
         return Batch(self.x.to(device), self.targets, self.cells, y)
 
+    def head(self, n: int) -> Batch:
+        """The first ``n`` samples."""
+        return Batch(self.x[:n], self.targets[:n], self.cells[:n] if self.cells else [],
+                     None if self.y is None else self.y[:n])  # fmt: skip
+
 
 class Task(ABC):
     """A dataset generator + its model + its loss + its end-to-end decoding.
@@ -181,3 +186,18 @@ class Task(ABC):
     def true_density(self) -> float | None:
         """Expected fraction of positions per channel holding a true motif, if known."""
         return None
+
+
+def first_eval_batches(task, split: str, batch_size: int, count: int) -> Iterator[Batch]:
+    """The first ``count`` inputs of ``task``'s ``split`` evaluation set in batches (the last
+    one cut short): the checks that look at a fixed share of a split. ``task``: anything with
+    :meth:`Task.eval_batches`."""
+    seen = 0
+    if count <= 0:
+        return
+    for batch in task.eval_batches(split, batch_size):
+        batch = batch if seen + len(batch) <= count else batch.head(count - seen)
+        yield batch
+        seen += len(batch)
+        if seen >= count:
+            return

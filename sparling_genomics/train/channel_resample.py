@@ -36,6 +36,10 @@ family they were taken from. ``missed`` (site tasks) points it where the model e
 sparse-autoencoder training resamples dead features towards badly reconstructed inputs:
 :func:`missed_directions` draws validation positions by squared loss and takes the centred
 features g's output layer reads there.
+
+``resample_copies: false`` leaves near-copies alone and re-initialises never-needed motifs
+only: on TAIR10 chr1 (seed 0) both inits spent most of the limit on copies, and the fresh
+motifs became copies again (9 at the end against the default's 5).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from ..evaluate.identifiability import (
 from ..genome.pwm import trim
 from ..models.reinit import check_reinit, reinit_motif
 from ..sparsity.annealing import AnnealingSettings
+from ..tasks.base import first_eval_batches
 
 DEFAULT_WITHIN = 8.0  # looks start once the density is at most this x the stop density
 DEFAULT_UNTIL = 0.5  # and end once this share of the final phase has passed
@@ -83,8 +88,8 @@ def motif_pwms_and_sites(model, task, split: str, *, samples: int, batch_size: i
     was_training = model.training
     model.eval()
     try:
-        for batch in task.eval_batches(split, batch_size):
-            x = batch.x[: samples - seen].to(device)
+        for batch in first_eval_batches(task, split, batch_size, samples):
+            x = batch.x.to(device)
             motifs = model.motifs(x)[:, :learned]
             strand = None
             if getattr(model.g, "reverse_complement", False):
@@ -99,8 +104,6 @@ def motif_pwms_and_sites(model, task, split: str, *, samples: int, batch_size: i
             for ch, index, pos in zip(c.tolist(), (n + seen).tolist(), p.tolist()):
                 found[ch].append((index, pos))
             seen += len(x)
-            if seen >= samples:
-                break
     finally:
         model.train(was_training)
     pwms, sites = {}, {}
@@ -138,17 +141,18 @@ def pick_wasted(alpha: list[float], groups: list[list[int]], nsites: list[int], 
 
 
 def wasted_motifs(model, task, *, batch_size: int, device, budget: int,
-                  spare: frozenset[int] | set[int] = frozenset()) -> dict:  # fmt: skip
+                  spare: frozenset[int] | set[int] = frozenset(),
+                  copies_too: bool = True) -> dict:  # fmt: skip
     """One look at the first validation inputs (64 windows for a site task, 512 inputs
-    otherwise): ``alpha`` of each learned motif, the ``copies`` found (1-D DNA tasks; else
-    none) and the motifs :func:`pick_wasted` ``picked``."""
+    otherwise): ``alpha`` of each learned motif, the ``copies`` found (1-D DNA tasks with
+    ``copies_too``; else none) and the motifs :func:`pick_wasted` ``picked``."""
     inputs = SITE_WINDOWS if task.scoring == "sites" else SAMPLES
     necessity = channel_necessity(model, task, "val", batch_size=batch_size, device=device,
                                   samples=inputs)  # fmt: skip
     alpha = necessity["alpha"][: model.learned]  # not a supplied core's channels
     copies = {"groups": [], "copies": 0}
     nsites = [0] * model.learned
-    if _sequence_input(task):
+    if copies_too and _sequence_input(task):
         pwms, sites = motif_pwms_and_sites(model, task, "val", samples=inputs,
                                            batch_size=batch_size, device=device)  # fmt: skip
         nsites = [len(sites[m][0]) for m in range(model.learned)]
@@ -169,12 +173,12 @@ def missed_directions(model, task, count: int, *, batch_size: int, device,
     falls into. Site tasks (a loss per position) only."""
     captured = []
     hook = model.g.out.register_forward_hook(lambda mod, inp, out: captured.append(inp[0]))
-    losses, features, seen = [], [], 0
+    losses, features = [], []
     was_training = model.training
     model.eval()
     try:
-        for batch in task.eval_batches("val", batch_size):
-            x, y = batch.x[: SITE_WINDOWS - seen].to(device), batch.y[: SITE_WINDOWS - seen]
+        for batch in first_eval_batches(task, "val", batch_size, SITE_WINDOWS):
+            x, y = batch.x.to(device), batch.y
             captured.clear()
             logits = model(x)["logits"]
             loss = F.cross_entropy(logits, y.to(logits.device), ignore_index=-1,
@@ -184,9 +188,6 @@ def missed_directions(model, task, count: int, *, batch_size: int, device,
             z = z[..., start : start + loss.shape[-1]]
             losses.append(loss.flatten().cpu())
             features.append(z.transpose(1, 2).reshape(-1, z.shape[1]).cpu())
-            seen += len(x)
-            if seen >= SITE_WINDOWS:
-                break
     finally:
         hook.remove()
         model.train(was_training)
@@ -207,6 +208,7 @@ class WastedResample:
     until: float = DEFAULT_UNTIL
     limit: int | None = None  # None: half of the learned motifs
     init: str = "random"  # a fresh motif's filter: "random" (ReDo) or "missed" (see module)
+    copies: bool = True  # near-copies re-initialised too (False: never-needed motifs only)
     done: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
@@ -222,7 +224,8 @@ class WastedResample:
         within = DEFAULT_WITHIN if a.resample_within is None else a.resample_within
         until = DEFAULT_UNTIL if a.resample_until is None else a.resample_until
         return cls(samples=a.resample_samples or 0, within=float(within), until=float(until),
-                   limit=a.resample_limit, init=a.resample_init or "random")  # fmt: skip
+                   limit=a.resample_limit, init=a.resample_init or "random",
+                   copies=a.resample_copies is not False)  # fmt: skip
 
     @property
     def enabled(self) -> bool:
@@ -270,7 +273,8 @@ class WastedResample:
         spare = {int(m) for m, at in self.fresh.items()
                  if samples - at < GRACE_LOOKS * self.samples}  # fmt: skip
         found = wasted_motifs(model, trainer.task, batch_size=trainer.config.train.eval_batch_size,
-                              device=trainer.device, budget=budget, spare=spare)  # fmt: skip
+                              device=trainer.device, budget=budget, spare=spare,
+                              copies_too=self.copies)  # fmt: skip
         picked, alpha = found["picked"], found["alpha"]
         directions = None
         if self.init == "missed" and picked:
@@ -303,7 +307,8 @@ class WastedResample:
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.resample``)."""
         return {"samples": self.samples, "within": self.within, "until": self.until,
-                "limit": self.limit, "init": self.init, "done": self.done,
+                "limit": self.limit, "init": self.init, "copies": self.copies,
+                "done": self.done,
                 "log": self.log}  # fmt: skip
 
 

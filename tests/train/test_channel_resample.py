@@ -177,6 +177,24 @@ def test_a_run_reinitialises_its_copy_and_its_never_needed_motif(tmp_path, monke
         [160, 2, "never needed"], [480, 1, "copy of 0"]]
 
 
+def test_with_copies_left_alone_only_never_needed_motifs_are_reinitialised(tmp_path,
+                                                                          monkeypatch):
+    _scripted(monkeypatch, first_only=False)
+
+    def no_pwms(*args, **kwargs):
+        raise AssertionError("copies are not looked for")
+
+    monkeypatch.setattr(channel_resample, "motif_pwms_and_sites", no_pwms)
+    config = _tiny(resample_samples=320, resample_limit=2, resample_copies=False)
+    metrics = train(config, tmp_path / "run", progress=False)
+    summary = metrics["annealing"]["resample"]
+    assert summary["copies"] is False
+    # motif 2, idle at every look, is spared for 4 looks' samples (1,280) after each re-init;
+    # the copy of motif 0 is never picked
+    assert [e[:3] for e in summary["log"]] == [[160, 2, "never needed"],
+                                               [1440, 2, "never needed"]]
+
+
 def test_a_run_without_the_rule_never_looks(tmp_path, monkeypatch):
     looks = _scripted(monkeypatch)
     metrics = train(_tiny(resample_samples=0), tmp_path / "run", progress=False)
