@@ -41,8 +41,34 @@ def _setting(run: Path) -> dict:
     return {k: v for k, v in config.items() if k not in FREE}
 
 
-#: Issue 57: >= 80% of the summed family effect carried by families that recur in every seed.
+#: Issue 57: >= 80% of the summed family effect carried by families that recur in every seed;
+#: on every seed near-copies <= 10% of the channels, at most 2 learned channels that never
+#: change the output, and no family holding more than 25% of the learned channels.
 EFFECT_FLOOR = 0.8
+COPY_FLOOR = 0.10
+NEVER_NEEDED_FLOOR = 2
+FAMILY_SHARE_FLOOR = 0.25
+
+
+def waste_figures(metrics: dict, summary: dict) -> dict:
+    """A run's wasted capacity: near-copies as a share of all its channels (the export's
+    ``evaluate/copies.py`` figure), the learned channels that never change the output on its
+    identifiability check's test inputs (alpha 0) and the largest family's share of the
+    learned channels (``metrics``: ``metrics.json``; ``summary``: ``motifs.json``)."""
+    learned = {m["id"] for m in summary["motifs"] if not m.get("core")}
+    labels = {str(m.get("channel", m["id"])): m["id"] for m in summary["motifs"]
+              if not m.get("core")}  # fmt: skip
+    necessity = (((metrics.get("identifiability") or {}).get("conditions") or {})
+                 .get("necessity") or {})  # fmt: skip
+    unnecessary = necessity.get("unnecessary")
+    never = None if unnecessary is None else sum(1 for c in unnecessary if str(c) in labels)
+    families = (summary.get("families") or {}).get("families", [])
+    biggest = max((sum(1 for m in f["members"] if m["id"] in learned) for f in families),
+                  default=0)  # fmt: skip
+    copies = (summary.get("families") or {}).get("near_copies") or {}
+    return {"near_copy_fraction": copies.get("fraction"), "never_needed": never,
+            "never_needed_inputs": necessity.get("inputs"),
+            "largest_family_share": round(biggest / len(learned), 4) if learned else None}
 
 
 def run_seeds_benchmark(runs: list[Path], out: Path, *, baseline: Path | None = None,
@@ -65,11 +91,13 @@ def run_seeds_benchmark(runs: list[Path], out: Path, *, baseline: Path | None = 
     for run in runs:
         metrics = read_metrics(run)
         topk = metrics["e2e"]["mean_topk"]
-        figures = family_figures(export_or_read(run))
+        summary = export_or_read(run)
+        figures = family_figures(summary)
         figures.pop("families")
         seeds.append({"run": str(run), "seed": metrics.get("seed"), "mean_topk": round(topk, 4),
                       "ratio": round(topk / base, 4) if base else None,
-                      "density": metrics.get("density"), **figures})  # fmt: skip
+                      "density": metrics.get("density"), **figures,
+                      **waste_figures(metrics, summary)})  # fmt: skip
     stability = seed_stability(runs)
     topks = np.array([s["mean_topk"] for s in seeds])
     result = {
@@ -97,8 +125,9 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None) -> st
         f"`{out}/bench_seeds.json`. The runs' configs are the same but for the seed.",
         "",
         "| run | seed | mean top-k | / baseline | families with learned channels | redundant "
-        "learned | branch-point-like | away from sites | named / shuffled named |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "learned | near-copies | never needed | largest family | branch-point-like | away "
+        "from sites | named / shuffled named |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in r["seeds"]:
         lines.append(
@@ -106,11 +135,17 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None) -> st
             f"{'-' if s['ratio'] is None else format(s['ratio'], '.3f')} | "
             f"{s['learned_families']} | "
             f"{s['redundant_learned']} of {s['learned_channels']} | "
+            f"{_share(s.get('near_copy_fraction'))} | {_count(s.get('never_needed'))} | "
+            f"{_share(s.get('largest_family_share'))} | "
             f"{len(s['branch_point_like'])} | {len(s['away_from_sites'])} | "
             f"{s['named']} / {s['shuffled_named']} of {s['shuffled_motifs']} |"
         )
     m = r["mean_topk"]
     st = r["stability"]
+
+    def verdict(key: str, floor: float) -> str:
+        return floor_verdict(r["seeds"], key, floor)
+
     per = ", ".join(f"{s['seed']} {s['recurring']} of {s['families']}" for s in st["seeds"])
     lines += [
         "",
@@ -126,6 +161,30 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None) -> st
         f"**{st['fraction_reproduced']}**"
         + ("." if st.get("effect_reproduced") is None else
            f"; share of the summed family effect carried by families in every seed "
-           f"**{st['effect_reproduced']}** (floor: >= {EFFECT_FLOOR}).")  # fmt: skip
+           f"**{st['effect_reproduced']}** (floor: >= {EFFECT_FLOOR})."),  # fmt: skip
+        "",
+        f"Floors on every seed (issue 57): near-copies <= {COPY_FLOOR:.0%} of the channels "
+        f"({verdict('near_copy_fraction', COPY_FLOOR)}), learned channels that never change the "
+        f"output on the identifiability check's test inputs <= {NEVER_NEEDED_FLOOR} "
+        f"({verdict('never_needed', NEVER_NEEDED_FLOOR)}), no family over "
+        f"{FAMILY_SHARE_FLOOR:.0%} of the learned channels "
+        f"({verdict('largest_family_share', FAMILY_SHARE_FLOOR)}).",
     ]
     return "\n".join(lines)
+
+
+def _share(value) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def _count(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def floor_verdict(seeds: list[dict], key: str, floor: float) -> str:
+    """'met' when every seed's ``key`` is at most ``floor``, else which seeds miss it."""
+    values = [(s["seed"], s.get(key)) for s in seeds]
+    if any(v is None for _, v in values):
+        return "not measured on every seed"
+    missed = [f"seed {seed}" for seed, v in values if v > floor]
+    return "met" if not missed else "missed on " + ", ".join(missed)

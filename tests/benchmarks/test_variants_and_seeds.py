@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks.seeds import run_seeds_benchmark
+from benchmarks.seeds import floor_verdict, run_seeds_benchmark, waste_figures
 from benchmarks.variants import _markdown, _mean_spacing, _truth, random_variants, site_mutations
 from sparling_genomics.errors import InputError
 from sparling_genomics.genome.fasta import Genome
@@ -88,3 +88,24 @@ def test_seeds_refuses_runs_of_different_settings(tmp_path):
             f"task: splicing\nseed: 0\nmodel:\n  motif_channels: {channels}\n")
     with pytest.raises(InputError, match="differs from .* beyond the seed: model.motif_channels"):
         run_seeds_benchmark([tmp_path / "a", tmp_path / "b"], tmp_path / "out")
+
+
+def test_waste_figures_count_copies_never_needed_learned_channels_and_the_biggest_family():
+    summary = {
+        "motifs": [{"id": f"m{c}", "channel": c, "core": None} for c in range(4)]
+        + [{"id": "m4", "channel": 4, "core": "donor"}],
+        "families": {"near_copies": {"fraction": 0.2},
+                     "families": [{"members": [{"id": "m0"}, {"id": "m1"}, {"id": "m4"}]},
+                                  {"members": [{"id": "m2"}]}]},
+    }  # fmt: skip
+    metrics = {"identifiability": {"conditions": {"necessity": {
+        "inputs": 64, "unnecessary": ["1", "3", "4"]}}}}  # fmt: skip
+    figures = waste_figures(metrics, summary)
+    # channel 4 is the core's: not counted; the first family holds 2 of the 4 learned
+    assert figures == {"near_copy_fraction": 0.2, "never_needed": 2, "never_needed_inputs": 64,
+                       "largest_family_share": 0.5}
+    assert waste_figures({}, summary)["never_needed"] is None
+    seeds = [{"seed": 0, "x": 0.1}, {"seed": 1, "x": 0.3}]
+    assert floor_verdict(seeds, "x", 0.25) == "missed on seed 1"
+    assert floor_verdict(seeds[:1], "x", 0.25) == "met"
+    assert floor_verdict([{"seed": 0, "x": None}], "x", 1) == "not measured on every seed"
