@@ -441,12 +441,15 @@ def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, bfloat16,
               help="An exported run of the setting (repeat: one per seed).")  # fmt: skip
 @click.option("--baseline", type=click.Path(path_type=Path), help="The baseline's run directory.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@click.option("--section", default="splicing-seeds", show_default=True,
+              help="The BENCHMARKS.md section it writes (one per setting).")  # fmt: skip
 @_benchmarks_md_option
-def bench_seeds(runs, baseline, out, benchmarks_md) -> None:
+def bench_seeds(runs, baseline, out, section, benchmarks_md) -> None:
     """One setting over seeds: top-k spread, family figures and seed stability."""
     from .seeds import run_seeds_benchmark
 
-    path = run_seeds_benchmark(list(runs), out, baseline=baseline, benchmarks_md=benchmarks_md)
+    path = run_seeds_benchmark(list(runs), out, baseline=baseline, name=section,
+                               benchmarks_md=benchmarks_md)  # fmt: skip
     click.echo(f"wrote {path}")
 
 

@@ -110,18 +110,21 @@ def run_seeds_benchmark(runs: list[Path], out: Path, *, baseline: Path | None = 
                                                      "fraction_reproduced", "effect_reproduced")},
     }  # fmt: skip
     return publish(result, Path(out) / "bench_seeds.json", benchmarks_md, name,
-                   _markdown(result, runs, Path(out), baseline))  # fmt: skip
+                   _markdown(result, runs, Path(out), baseline, name))  # fmt: skip
 
 
-def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None) -> str:
+def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
+              name: str = "splicing-seeds") -> str:  # fmt: skip
     models = " ".join(f"--model {run}" for run in runs)
     base = f" --baseline {baseline}" if baseline else ""
+    section = "" if name == "splicing-seeds" else f" --section '{name}'"
+    title = "" if name == "splicing-seeds" else f" ({name})"
     lines = [
-        "## Splicing over seeds: one setting, its spread and which families recur",
+        f"## Splicing over seeds{title}: one setting, its spread and which families recur",
         "",
         f"Machine: {machine_line(r['machine'])}",
         "",
-        f"Command: `python -m benchmarks seeds {models}{base} --out {out}`. JSON: "
+        f"Command: `python -m benchmarks seeds {models}{base} --out {out}{section}`. JSON: "
         f"`{out}/bench_seeds.json`. The runs' configs are the same but for the seed.",
         "",
         "| run | seed | mean top-k | / baseline | families with learned channels | redundant "

@@ -48,7 +48,7 @@ def test_each_benchmark_keeps_its_options():
     assert options["apply"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",
                                 "--workdir"]  # fmt: skip
     assert options["pipeline"] == sorted([*options["apply"], "--section", "--title"])
-    assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out"]
+    assert options["seeds"] == ["--baseline", "--benchmarks-md", "--model", "--out", "--section"]
     assert options["variants"] == ["--benchmarks-md", "--compare", "--model", "--out",
                                    "--reference", "--section", "--spacing", "--truth",
                                    "--variants"]  # fmt: skip
