@@ -1,5 +1,7 @@
 """Atomic writes: a failed or killed writer never leaves a file a re-run would trust."""
 
+import json
+import math
 import os
 import subprocess
 import sys
@@ -106,3 +108,14 @@ def test_recorded_paths_are_found_from_their_folder_then_as_old_records_were(
     assert io.resolve_recorded("/abs/x.h5", run) == Path("/abs/x.h5")
     assert io.recorded_candidates("gone.h5", run) == [run / "gone.h5", Path("gone.h5")]
     assert io.resolve_recorded("gone.h5", run) == run / "gone.h5"  # where it looked first
+
+
+def test_json_text_puts_arrays_of_numbers_on_one_line_and_loads_back_equal():
+    data = {"pwm": [[0.1, 0.9], [1e-05, -2]], "n": [1, None], "s": "a [1,\n 2]", "e": [],
+            "nan": [float("nan")]}
+    text = io.json_text(data)
+    assert '"pwm": [\n    [0.1, 0.9],\n    [1e-05, -2]\n  ]' in text
+    assert '"n": [\n    1,\n    null\n  ]' in text  # not only numbers: left as json writes it
+    back = json.loads(text)
+    assert back["pwm"] == data["pwm"] and back["n"] == data["n"] and back["s"] == data["s"]
+    assert math.isnan(back["nan"][0])
