@@ -21,7 +21,7 @@ from sparling_genomics.rundir import config_path, read_metrics
 from sparling_genomics.runners.stability import seed_stability
 
 from .report import machine_description, machine_line, publish
-from .splicing_families import export_or_read, family_figures
+from .splicing_families import INTRON_BRANCH, export_or_read, family_figures
 
 #: Keys that may differ between the seeds' configs: the seed, where things are, the device,
 #: threads and the wall-clock cap (a Sparling run stops when its schedule ends, before it).
@@ -93,10 +93,14 @@ def run_seeds_benchmark(runs: list[Path], out: Path, *, baseline: Path | None = 
         topk = metrics["e2e"]["mean_topk"]
         summary = export_or_read(run)
         figures = family_figures(summary)
-        figures.pop("families")
+        learned = {f["id"]: f["learned_members"] for f in figures.pop("families")}
+        figures["composition_channels"] = {f: learned.get(f, 0)
+                                           for f in figures["composition_families"]}
         seeds.append({"run": str(run), "seed": metrics.get("seed"), "mean_topk": round(topk, 4),
                       "ratio": round(topk / base, 4) if base else None,
-                      "density": metrics.get("density"), **figures,
+                      "density": metrics.get("density"),
+                      "train_minutes": round(metrics["wall_seconds"] / 60, 1)
+                      if metrics.get("wall_seconds") else None, **figures,
                       **waste_figures(metrics, summary)})  # fmt: skip
     stability = seed_stability(runs)
     topks = np.array([s["mean_topk"] for s in seeds])
@@ -118,7 +122,8 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
     models = " ".join(f"--model {run}" for run in runs)
     base = f" --baseline {baseline}" if baseline else ""
     section = "" if name == "splicing-seeds" else f" --section '{name}'"
-    title = "" if name == "splicing-seeds" else f" ({name})"
+    setting = name.removeprefix("splicing-seeds").strip()
+    title = "" if name == "splicing-seeds" else f", with `{setting or name}`"
     lines = [
         f"## Splicing over seeds{title}: one setting, its spread and which families recur",
         "",
@@ -129,8 +134,8 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
         "",
         "| run | seed | mean top-k | / baseline | families with learned channels | redundant "
         "learned | near-copies | never needed | largest family | branch-point-like | away "
-        "from sites | named / shuffled named |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "from sites | named / shuffled named | train minutes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in r["seeds"]:
         lines.append(
@@ -141,7 +146,8 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
             f"{_share(s.get('near_copy_fraction'))} | {_count(s.get('never_needed'))} | "
             f"{_share(s.get('largest_family_share'))} | "
             f"{len(s['branch_point_like'])} | {len(s['away_from_sites'])} | "
-            f"{s['named']} / {s['shuffled_named']} of {s['shuffled_motifs']} |"
+            f"{s['named']} / {s['shuffled_named']} of {s['shuffled_motifs']} | "
+            f"{_count(s.get('train_minutes'))} |"
         )
     m = r["mean_topk"]
     st = r["stability"]
@@ -166,6 +172,19 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
            f"; share of the summed family effect carried by families in every seed "
            f"**{st['effect_reproduced']}** (floor: >= {EFFECT_FLOOR})."),  # fmt: skip
         "",
+        "Per seed, what the families read (`motifs.json`): families labelled *composition* "
+        "(fire as often on dinucleotide-shuffled windows and carry under 0.5 bits a column), "
+        "their learned channels and share of the summed family effect; families enriched "
+        f"{-INTRON_BRANCH[1]}-{-INTRON_BRANCH[0]} nt upstream of acceptors against the "
+        "intron-matched null (q < 0.05); the strongest preferred spacing between two different "
+        "families (not overlapping):",
+        "",
+        "| seed | composition families (learned channels) | their effect share | "
+        f"enriched {-INTRON_BRANCH[1]}-{-INTRON_BRANCH[0]} nt upstream of acceptors vs "
+        "intron null | strongest spacing |",
+        "|---|---|---|---|---|",
+        *[family_row(s) for s in r["seeds"]],
+        "",
         f"Floors on every seed (issue 57): near-copies <= {COPY_FLOOR:.0%} of the channels "
         f"({verdict('near_copy_fraction', COPY_FLOOR)}), learned channels that never change the "
         f"output on the identifiability check's test inputs <= {NEVER_NEEDED_FLOOR} "
@@ -174,6 +193,21 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
         f"({verdict('largest_family_share', FAMILY_SHARE_FLOOR)}).",
     ]
     return "\n".join(lines)
+
+
+def family_row(s: dict) -> str:
+    """One seed's row of the families table (a seed measured before these figures: dashes)."""
+    if "composition_families" not in s:
+        return f"| {s['seed']} | - | - | - | - |"
+    comp = ", ".join(f"{f} ({s['composition_channels'].get(f, 0)})"
+                     for f in s["composition_families"]) or "none"  # fmt: skip
+    top = s.get("top_spacing")
+    spacing = "none" if top is None else (
+        f"{top['b']} {top['spacing'][0]}..{top['spacing'][1]} nt from {top['a']} "
+        f"(x{top['ratio']:.1f})")  # fmt: skip
+    branch = ", ".join(s["intron_branch_families"]) or "none"
+    return (f"| {s['seed']} | {comp} | {_share(s['composition_effect_share'])} | {branch} | "
+            f"{spacing} |")
 
 
 def _share(value) -> str:

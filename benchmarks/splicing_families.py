@@ -5,7 +5,10 @@ PWMs, names against the splicing reference, families, positional enrichment on t
 block, into ``RUN/motifs``), and its ``motifs.json`` is read into the figures the benchmark
 reports: families among the learned channels, redundant learned channels (near-copies),
 branch-point-like families (significant enrichment 15-40 nt upstream of acceptors) and
-families enriched away from the sites (beyond 300 nt of every site, or in exons or introns).
+families enriched away from the sites (beyond 300 nt of every site, or in exons or introns);
+and issue 57's: composition-labelled families and their share of the summed effect, families
+enriched 18-45 nt upstream of acceptors against the intron-matched null, and the strongest
+preferred spacing between two different families.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sparling_genomics.evaluate.composition import refine_label
+from sparling_genomics.evaluate.intron_null import enriched_bins
 from sparling_genomics.evaluate.positions import positional_summary, significant_bins
 from sparling_genomics.rundir import MOTIFS_SUMMARY, motifs_dir
 from sparling_genomics.runners.motifs import export_run_motifs
@@ -32,6 +37,8 @@ MIN_RATIO = 1.5  # observed / expected of a bin, and branch-range over control-r
 #: ([-15, 0) and [0, 15) nt of every class).
 AWAY_RATIO = 1.2
 SITE_RATIO = 2.0
+#: Issue 57's branch-point window against the intron-matched null (nt from acceptors).
+INTRON_BRANCH = (-45, -18)
 
 
 def export_or_read(run: Path) -> dict:
@@ -110,6 +117,16 @@ def family_figures(summary: dict) -> dict:
             "at_sites_ratio": round(at_sites(positions), 2) if positions else None,
             "where": positional_summary(positions, Q) if positions else None,
         })  # fmt: skip
+    effects = {f["id"]: f.get("effect") or {} for f in block.get("families", [])}
+    composition = [f["id"] for f in block.get("families", [])  # exports before "short word"
+                   if refine_label((f.get("composition") or {}).get("label"), f.get("bits"),
+                                   f.get("width")) == "composition"]  # fmt: skip
+    in_branch = [f["id"] for f in block.get("families", [])
+                 if enriched_bins(f.get("intron_positions") or {}, "acceptor",
+                                  *INTRON_BRANCH, Q)]  # fmt: skip
+    spacing = [p for p in (block.get("grammar") or {}).get("enriched", [])
+               if p["a"] != p["b"] and not p["overlap"]]  # fmt: skip
+    top = max(spacing, key=lambda p: p["ratio"], default=None)
     redundant = [i for i in (block.get("near_copies") or {}).get("redundant", [])
                  if i in learned_ids]  # fmt: skip
     with_learned = [f for f in families if f["learned_members"]]
@@ -124,6 +141,12 @@ def family_figures(summary: dict) -> dict:
         "named": sum(1 for m in summary["motifs"] if m.get("name")),
         "shuffled_named": control.get("false_matches"),
         "shuffled_motifs": control.get("motifs"),
+        "composition_families": composition,
+        "composition_effect_share": round(sum(effects[i].get("share") or 0.0
+                                              for i in composition), 4),  # fmt: skip
+        "intron_branch_families": in_branch,
+        "top_spacing": None if top is None else {k: top[k] for k in
+                                                 ("a", "b", "spacing", "ratio", "q")},
         "families": families,
     }
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..evaluate.composition import refine_label
 from ..evaluate.family_effect import effect_shares, rank_by_effect
 from ..evaluate.grammar import spacing_enrichment
 from ..evaluate.intron_null import intron_matched_enrichment, intron_summary
@@ -113,12 +114,15 @@ def add_family_effects(block: dict, effects: dict) -> None:
 def add_family_composition(block: dict, control: dict) -> None:
     """Give each family entry of ``block`` its ``composition`` block
     (``evaluate.composition``: active positions per kb on real and dinucleotide-shuffled
-    windows, their ratio, the label "motif" or "composition") and the representative's bits
-    per column; the windows and the threshold go to ``block["composition"]``."""
+    windows, their ratio, the label "motif", "short word" or "composition",
+    ``evaluate.composition.refine_label``) and the representative's bits per column; the
+    windows and the threshold go to ``block["composition"]``."""
     for entry in block["families"]:
         measured = control["families"].get(entry["id"])
         if measured is not None:
             per_column = entry["bits"] / entry["width"] if entry.get("width") else None
-            entry["composition"] = {**measured, "bits_per_column": None if per_column is None
+            label = refine_label(measured["label"], entry.get("bits"), entry.get("width"))
+            entry["composition"] = {**measured, "label": label,
+                                    "bits_per_column": None if per_column is None
                                     else round(per_column, 3)}  # fmt: skip
     block["composition"] = {k: control[k] for k in ("windows", "bases", "threshold")}

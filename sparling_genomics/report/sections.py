@@ -150,8 +150,8 @@ def _where_cell(family: dict, placed: bool) -> str:
 
 
 def _composition_cell(composition: dict | None) -> str:
-    """A family's label ("motif" or "composition"), its shuffled/real ratio and bits a
-    column."""
+    """A family's label ("motif", "short word" or "composition"), its shuffled/real ratio
+    and bits a column."""
     if composition is None:
         return ""
     label = composition.get("label") or "&ndash;"

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks.seeds import floor_verdict, run_seeds_benchmark, waste_figures
+from benchmarks.seeds import family_row, floor_verdict, run_seeds_benchmark, waste_figures
 from benchmarks.variants import _markdown, _mean_spacing, _truth, random_variants, site_mutations
 from sparling_genomics.errors import InputError
 from sparling_genomics.genome.fasta import Genome
@@ -109,3 +109,13 @@ def test_waste_figures_count_copies_never_needed_learned_channels_and_the_bigges
     assert floor_verdict(seeds, "x", 0.25) == "missed on seed 1"
     assert floor_verdict(seeds[:1], "x", 0.25) == "met"
     assert floor_verdict([{"seed": 0, "x": None}], "x", 1) == "not measured on every seed"
+
+
+def test_family_row_names_composition_families_the_branch_window_and_the_top_spacing():
+    seed = {"seed": 1, "composition_families": ["f00"], "composition_channels": {"f00": 12},
+            "composition_effect_share": 0.163, "intron_branch_families": ["f02", "f07"],
+            "top_spacing": {"a": "f08", "b": "f01", "spacing": [-10, -6], "ratio": 3.302,
+                            "q": 0.0}}  # fmt: skip
+    assert family_row(seed) == ("| 1 | f00 (12) | 16% | f02, f07 | f01 -10..-6 nt from f08 "
+                                "(x3.3) |")
+    assert family_row({"seed": 2}) == "| 2 | - | - | - | - |"

@@ -4,7 +4,7 @@ base-composition family fires as often."""
 import numpy as np
 import torch
 
-from sparling_genomics.evaluate.composition import composition_control
+from sparling_genomics.evaluate.composition import composition_control, refine_label
 from sparling_genomics.genome.sequence import one_hot
 from sparling_genomics.tasks.base import Batch
 
@@ -47,3 +47,12 @@ def test_a_word_is_a_motif_and_base_composition_is_composition():
     word, base = out["families"]["word"], out["families"]["t_rich"]
     assert word["real_per_kb"] >= 30 and word["ratio"] < 0.5 and word["label"] == "motif"
     assert base["ratio"] == 1.0 and base["label"] == "composition"  # T count is kept exactly
+
+
+def test_a_family_the_shuffle_keeps_is_a_short_word_or_composition_by_its_columns():
+    assert refine_label("composition", 3.9, 4) == "short word"  # agGT: ~1 bit a column
+    assert refine_label("composition", 5.9, 14) == "composition"  # nnTaannnnnnnnn: 0.42
+    assert refine_label("composition", 2.0, 1) == "composition"  # one base: every T
+    assert refine_label("motif", 0.5, 14) == "motif"  # the shuffle broke it: a motif
+    assert refine_label(None, 3.0, 4) is None and refine_label("composition", None, 4) == (
+        "composition")
