@@ -93,7 +93,9 @@ def run_seeds_benchmark(runs: list[Path], out: Path, *, baseline: Path | None = 
         topk = metrics["e2e"]["mean_topk"]
         summary = export_or_read(run)
         figures = family_figures(summary)
-        learned = {f["id"]: f["learned_members"] for f in figures.pop("families")}
+        families = figures.pop("families")
+        learned = {f["id"]: f["learned_members"] for f in families}
+        figures["consensus"] = {f["id"]: f["consensus"] for f in families}
         figures["composition_channels"] = {f: learned.get(f, 0)
                                            for f in figures["composition_families"]}
         seeds.append({"run": str(run), "seed": metrics.get("seed"), "mean_topk": round(topk, 4),
@@ -199,13 +201,18 @@ def family_row(s: dict) -> str:
     """One seed's row of the families table (a seed measured before these figures: dashes)."""
     if "composition_families" not in s:
         return f"| {s['seed']} | - | - | - | - |"
-    comp = ", ".join(f"{f} ({s['composition_channels'].get(f, 0)})"
+    consensus = s.get("consensus", {})
+
+    def named(family: str) -> str:
+        return f"`{consensus[family]}`" if family in consensus else family
+
+    comp = ", ".join(f"{named(f)} ({s['composition_channels'].get(f, 0)})"
                      for f in s["composition_families"]) or "none"  # fmt: skip
     top = s.get("top_spacing")
     spacing = "none" if top is None else (
-        f"{top['b']} {top['spacing'][0]}..{top['spacing'][1]} nt from {top['a']} "
-        f"(x{top['ratio']:.1f})")  # fmt: skip
-    branch = ", ".join(s["intron_branch_families"]) or "none"
+        f"{named(top['b'])} {top['spacing'][0]}..{top['spacing'][1]} nt from "
+        f"{named(top['a'])} (x{top['ratio']:.1f})")  # fmt: skip
+    branch = ", ".join(named(f) for f in s["intron_branch_families"]) or "none"
     return (f"| {s['seed']} | {comp} | {_share(s['composition_effect_share'])} | {branch} | "
             f"{spacing} |")
 

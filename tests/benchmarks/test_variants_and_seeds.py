@@ -115,7 +115,7 @@ def test_family_row_names_composition_families_the_branch_window_and_the_top_spa
     seed = {"seed": 1, "composition_families": ["f00"], "composition_channels": {"f00": 12},
             "composition_effect_share": 0.163, "intron_branch_families": ["f02", "f07"],
             "top_spacing": {"a": "f08", "b": "f01", "spacing": [-10, -6], "ratio": 3.302,
-                            "q": 0.0}}  # fmt: skip
-    assert family_row(seed) == ("| 1 | f00 (12) | 16% | f02, f07 | f01 -10..-6 nt from f08 "
-                                "(x3.3) |")
+                            "q": 0.0}, "consensus": {"f00": "nnTaan", "f08": "gtAA"}}  # fmt: skip
+    assert family_row(seed) == ("| 1 | `nnTaan` (12) | 16% | f02, f07 | f01 -10..-6 nt from "
+                                "`gtAA` (x3.3) |")
     assert family_row({"seed": 2}) == "| 2 | - | - | - | - |"
