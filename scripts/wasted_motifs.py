@@ -1,6 +1,9 @@
 """Wasted motifs of finished splicing runs, by the resampling rule's own criteria
 (``train/channel_resample.py``): never-needed motifs (alpha 0, and idle by the identifiability
-rule) and near-copies on the first 64 validation windows; test mean top-k from metrics.json.
+rule) and near-copies on the first 64 validation windows; test mean top-k from metrics.json;
+and from the run's identifiability check on the test split, each learned channel's firing
+share (its density over the annealed density: the shared budget's split) with the channels
+that never change the output starred, lowest share first.
 
     python scripts/wasted_motifs.py RUN [RUN ...]
 """
@@ -23,3 +26,10 @@ for run in sys.argv[1:]:
           "idle", sum(1 for p in picked if p[2] == "never needed"),
           "copies", found["copies"]["copies"], "wasted", len(picked),
           "resample", resample.get("done"))
+    block = metrics.get("identifiability") or {}
+    if block.get("channels"):
+        density, target = block["channels"]["density"], metrics["density"]
+        never = set(block["conditions"]["necessity"]["unnecessary"])
+        shares = sorted((d / target, c) for c, d in density.items() if c.isdigit())
+        print("  shares:", " ".join(f"{c}:{x:.2f}{'*' if c in never else ''}"
+                                    for x, c in shares))  # fmt: skip
