@@ -39,7 +39,9 @@ features g's output layer reads there.
 
 ``resample_copies: false`` leaves near-copies alone and re-initialises never-needed motifs
 only: on TAIR10 chr1 (seed 0) both inits spent most of the limit on copies, and the fresh
-motifs became copies again (9 at the end against the default's 5).
+motifs became copies again (9 at the end against the default's 5); never-needed motifs only
+did no better (7 never needed at the end, as the default). Over 3 seeds the rule gains
+nothing against the default (BENCHMARKS.md, "Splicing over seeds"): it is off in every preset.
 """
 
 from __future__ import annotations
