@@ -17,6 +17,7 @@ import numpy as np
 import yaml
 
 from sparling_genomics.errors import InputError
+from sparling_genomics.evaluate.composition import WORD_BITS, WORD_COLUMNS
 from sparling_genomics.rundir import config_path, read_metrics
 from sparling_genomics.runners.stability import seed_stability
 
@@ -175,7 +176,8 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
            f"**{st['effect_reproduced']}** (floor: >= {EFFECT_FLOOR})."),  # fmt: skip
         "",
         "Per seed, what the families read (`motifs.json`): families labelled *composition* "
-        "(fire as often on dinucleotide-shuffled windows and carry under 0.5 bits a column), "
+        "(fire at least half as often on dinucleotide-shuffled windows, with a representative "
+        f"of fewer than {WORD_COLUMNS} columns or under {WORD_BITS} bits a column), "
         "their learned channels and share of the summed family effect; families enriched "
         f"{-INTRON_BRANCH[1]}-{-INTRON_BRANCH[0]} nt upstream of acceptors against the "
         "intron-matched null (q < 0.05); the strongest preferred spacing between two different "
