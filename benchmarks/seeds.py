@@ -56,9 +56,9 @@ def waste_figures(metrics: dict, summary: dict) -> dict:
     ``evaluate/copies.py`` figure), the learned channels that never change the output on its
     identifiability check's test inputs (alpha 0) and the largest family's share of the
     learned channels (``metrics``: ``metrics.json``; ``summary``: ``motifs.json``)."""
-    learned = {m["id"] for m in summary["motifs"] if not m.get("core")}
-    labels = {str(m.get("channel", m["id"])): m["id"] for m in summary["motifs"]
-              if not m.get("core")}  # fmt: skip
+    motifs = [m for m in summary["motifs"] if not m.get("core")]
+    learned = {m["id"] for m in motifs}
+    labels = {str(m.get("channel", m["id"])) for m in motifs}  # the identifiability check's
     necessity = (((metrics.get("identifiability") or {}).get("conditions") or {})
                  .get("necessity") or {})  # fmt: skip
     unnecessary = necessity.get("unnecessary")

@@ -72,10 +72,6 @@ MODELS = {
     "sparling_resample_missed": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
                                  "annealing": {"resample_samples": 2400,
                                                "resample_init": "missed"}},
-    # Only never-needed motifs re-initialised (at errors); copies left to the competition.
-    "sparling_resample_idle": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
-                               "annealing": {"resample_samples": 2400, "resample_init": "missed",
-                                             "resample_copies": False}},
 }
 SPARLING_MODELS = [name for name in MODELS if name != "baseline"]
 
@@ -360,7 +356,6 @@ def _markdown(r: dict, path: Path | None = None) -> str:
               "sparling_shared_budget": "Sparling, + shared budget",
               "sparling_resample": "Sparling, + shared budget + resampling",
               "sparling_resample_missed": "Sparling, + shared budget + resampling at errors",
-              "sparling_resample_idle": "Sparling, + shared budget + resampling never-needed",
               }  # fmt: skip
     runs = {"baseline": b, "sparling": s, **r.get("ablations", {})}
     for name, m in runs.items():
