@@ -21,7 +21,9 @@ whose training was killed resumes from its own checkpoint):
 5. ``openspliceai{F}`` for F in ``--flanks`` (400, 2000): OpenSpliceAI's model, optimizer,
    schedule, batches and loss (``scripts/peers/openspliceai_train.py``), trained for our
    baseline's measured wall time; ``openspliceai{F}_default``: the same for as long as its
-   defaults ask (10 epochs), only with ``--default-epochs`` (hours on 2 cores; resumable).
+   defaults ask (10 epochs), only with ``--default-epochs`` (hours on 2 cores; resumable),
+   after every budget run, each continuing its budget run's saved state where that is still
+   on disk (the same seed and 10-epoch schedule: the budget run is its first minutes).
 6. Every model on the test block's labelled positions (our ``site_metrics``: top-k, PR-AUC).
 7. ``variants``: ``--site-mutations`` of the test block's donor GT->CA / acceptor AG->TC
    mutations and ``--random-variants`` random SNVs and indels through our ``variants`` verb
@@ -196,17 +198,38 @@ def openspliceai_data(out: Path, dataset: Path) -> dict:
 
 
 def openspliceai_train(out: Path, data: dict, flank: int, *, max_seconds: float,
-                       epochs: int = 10, name: str | None = None) -> dict:  # fmt: skip
-    """OpenSpliceAI trained by ``scripts/peers/openspliceai_train.py`` (resumes a killed run)."""
+                       epochs: int = 10, name: str | None = None,
+                       start_from: Path | None = None) -> dict:  # fmt: skip
+    """OpenSpliceAI trained by ``scripts/peers/openspliceai_train.py`` (resumes a killed run;
+    with ``start_from``, continues that budget-stopped run's saved state under ``name``)."""
     folder = out / (name or f"openspliceai{flank}")
     threads = str(torch.get_num_threads())
+    extra = ["--start-from", str(start_from)] if start_from is not None else []
     seconds = peer_python([str(SCRIPTS / "openspliceai_train.py"), "--data", data["folder"],
                            "--flank", str(flank), "--out", str(folder), "--max-seconds",
-                           str(max_seconds), "--epochs", str(epochs), "--threads", threads])
+                           str(max_seconds), "--epochs", str(epochs), "--threads", threads,
+                           *extra])  # fmt: skip
     progress = json.loads((folder / "progress.json").read_text())
     progress.pop("losses", None)
     return progress | {"folder": str(folder), "model": str(folder / "model.pt"),
                        "last_call_seconds": seconds}  # fmt: skip
+
+
+def peers_command(out: Path, reference: str, minutes: float, seed: int, flanks, default_epochs,
+                  site_mutations: int, random_variants: int, long_minutes: float) -> str:
+    """The command line that makes this result (options at their defaults left out)."""
+    parts = ["python -m benchmarks peers", f"--out {out}", f"--reference {reference}"]
+    for option, value, default in (("--minutes", minutes, 23.0), ("--seed", seed, 0),
+                                   ("--site-mutations", site_mutations, 400),
+                                   ("--random-variants", random_variants, 300),
+                                   ("--long-minutes", long_minutes, 0.0)):  # fmt: skip
+        if value != default:
+            parts.append(f"{option} {value:g}")
+    if tuple(flanks) != FLANKS:
+        parts.append(f"--flanks {','.join(map(str, flanks))}")
+    if default_epochs:
+        parts.append("--default-epochs")
+    return " ".join(parts)
 
 
 def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: float = 23.0,
@@ -254,18 +277,15 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset),
                 needs=out / "openspliceai_data" / "dataset_train.h5")  # fmt: skip
     trained = {}
-    for flank in flanks:
-        key = f"openspliceai{flank}"
-        trained[key] = step(out, f"{key}_train", lambda f=flank: openspliceai_train(
-            out, data, f, max_seconds=budget))  # fmt: skip
+    runs = [(f"openspliceai{f}", f, budget, None) for f in flanks]
+    if default_epochs:  # each continues its budget run's state when that is still on disk
+        runs += [(f"openspliceai{f}_default", f, 0, out / f"openspliceai{f}") for f in flanks]
+    for key, flank, seconds, start in runs:
+        trained[key] = step(out, f"{key}_train", lambda k=key, f=flank, m=seconds, s=start:
+                            openspliceai_train(out, data, f, max_seconds=m, name=k,
+                                               start_from=s))  # fmt: skip
         models[key] = step(out, key, lambda k=key, f=flank: score_peer(
             load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
-        if default_epochs:
-            long = f"{key}_default"
-            trained[long] = step(out, f"{long}_train", lambda f=flank, n=long: openspliceai_train(
-                out, data, f, max_seconds=0, name=n))  # fmt: skip
-            models[long] = step(out, long, lambda k=long, f=flank: score_peer(
-                load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
     prepared = step(out, "variants_vcf", lambda: prepare_variants(
         out, dataset, genome, site_mutations_n=site_mutations,
         random_variants_n=random_variants))  # fmt: skip
@@ -285,7 +305,8 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     result = {
         "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
         "machine": machine_description(),
-        "command": f"python -m benchmarks peers --out {out} --reference {reference}",
+        "command": peers_command(out, reference, minutes, seed, flanks, default_epochs,
+                                 site_mutations, random_variants, long_minutes),
         "context": context,
         "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check,
         "models": models, "openspliceai_training": trained, "openspliceai_data": data,

@@ -84,6 +84,11 @@ def markdown(result: dict, json_path: Path) -> str:
         f"{check['worst']:.1e} in any probability ({check['inputs']} inputs of "
         f"{check['outputs_each']} outputs, each of the 5 models).",
     ]
+    for name, trained in result.get("openspliceai_training", {}).items():
+        if trained.get("started_from"):
+            lines.append(f"{row_label(name, {})[0]} (flank {trained['flank']}) continued the "
+                         f"state of the budget run `{trained['started_from']}` (the same seed "
+                         "and 10-epoch schedule), its minutes included.")
     osai = result.get("openspliceai_check")
     if osai:
         lines.append(f"OpenSpliceAI checkpoints load into the same port: largest difference "
@@ -120,6 +125,14 @@ def verdicts(result: dict) -> list[str]:
         out.append(f"- Baseline within {BASELINE_GAP} of {row_label(name, {})[0]} "
                    f"(flank {name.removeprefix('openspliceai')}): {mean['baseline']:.3f} vs "
                    f"{mean[name]:.3f} (gap {gap:+.3f}): **{'met' if met else 'not met'}**.")
+    for name in [n for n in mean if n.startswith("openspliceai") and n.endswith("_default")]:
+        ours = [n for n in ("baseline", "baseline_long", "sparling_long") if n in mean]
+        against = "; ".join(f"{row_label(n, {'context': result.get('context', '?')})[0]} "
+                            f"{mean[n]:.3f} ({training_minutes(n, result)} min, "
+                            f"gap {mean[name] - mean[n]:+.3f})" for n in ours)  # fmt: skip
+        flank = name.removeprefix("openspliceai").split("_")[0]
+        out.append(f"- {row_label(name, {})[0]} (flank {flank}, "
+                   f"{training_minutes(name, result)} min): {mean[name]:.3f}; {against}.")
     rates = {}
     for name, v in (result.get("variants") or {}).get("models", {}).items():
         shares = [(v["loss"].get(k) or {}).get("fraction_loss_at_least_0.5") for k in

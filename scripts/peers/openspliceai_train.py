@@ -12,12 +12,14 @@ with early stopping off, its default, the last epoch's model is the result).
 
 State (model, optimizer, scheduler, epoch, shard, batch, seconds) is saved every
 ``--checkpoint-seconds`` and at the budget, to ``OUT/state.pt``, so a killed run continues
-where it stopped; ``OUT/model_epoch{k}.pt`` after each epoch and ``OUT/model.pt`` (a state
-dict, the format of OpenSpliceAI's ``model_*.pt``) at the end; ``OUT/progress.json`` records
-samples, batches, epochs and seconds.
+where it stopped; ``--start-from DIR`` begins a new run from DIR's saved state (a run stopped
+by its budget, with the same flank, epochs and seed: the same schedule, so the new run is that
+run continued to its epochs, its seconds included); ``OUT/model_epoch{k}.pt`` after each
+epoch and ``OUT/model.pt`` (a state dict, the format of OpenSpliceAI's ``model_*.pt``) at the
+end; ``OUT/progress.json`` records samples, batches, epochs and seconds.
 
     build/peers/.venv/bin/python scripts/peers/openspliceai_train.py --data DIR --flank 400 \
-        --out OUT --max-seconds 1380 [--epochs 10] [--seed 42]
+        --out OUT --max-seconds 1380 [--epochs 10] [--seed 42] [--start-from DIR]
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=42, help="OpenSpliceAI's default: 42")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--checkpoint-seconds", type=float, default=300.0)
+    parser.add_argument("--start-from", type=Path, default=None,
+                        help="A budget-stopped run's folder to continue (when OUT has no state)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -81,13 +85,24 @@ def main() -> None:
                 "seconds": 0.0, "losses": [], "batches_per_epoch": per_epoch,
                 "batch_size": batch_size, "flank": args.flank, "epochs": args.epochs,
                 "seed": args.seed, "finished": False, "stopped_by": None}
-    if state_path.exists():
-        state = torch.load(state_path, map_location=device, weights_only=False)
+    start = state_path if state_path.exists() else None
+    if start is None and args.start_from is not None and (args.start_from / "state.pt").exists():
+        start = args.start_from / "state.pt"
+    if start is not None:
+        state = torch.load(start, map_location=device, weights_only=False)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         progress = state["progress"]
         torch.set_rng_state(state["torch_rng"])
+        same = {k: progress[k] for k in ("flank", "epochs", "seed")}
+        if same != {"flank": args.flank, "epochs": args.epochs, "seed": args.seed}:
+            raise SystemExit(f"{start}: trained with {same}, not this run's settings")
+        if start != state_path:  # continue a budget-stopped run under this folder
+            if progress["stopped_by"] != "max_seconds":
+                raise SystemExit(f"{start}: not a budget-stopped run ({progress['stopped_by']})")
+            progress |= {"finished": False, "stopped_by": None,
+                         "started_from": str(args.start_from)}
     if progress["finished"]:
         print(f"{args.out}: finished before ({progress['stopped_by']})")
         return

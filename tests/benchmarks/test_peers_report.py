@@ -98,3 +98,27 @@ def test_a_step_is_kept_unless_the_data_it_made_is_gone(tmp_path):
     assert step(tmp_path, "dataset", build, needs=data) == {"n": 1}  # kept
     data.unlink()  # a fresh clone: the JSON is committed, the data ignored
     assert step(tmp_path, "dataset", build, needs=data) == {"n": 2}
+
+
+def test_default_epoch_runs_are_set_beside_our_baselines():
+    r = result()
+    r["models"]["openspliceai400_default"] = {"e2e": {"mean_topk": 0.93}}
+    r["models"]["baseline_long"] = {"e2e": {"mean_topk": 0.92}, "wall_seconds": 4140}
+    r["openspliceai_training"]["openspliceai400_default"] = {
+        "seconds": 2100, "global_batch": 600, "batches_per_epoch": 60, "flank": 400,
+        "started_from": "bench_runs/peers/openspliceai400"}  # fmt: skip
+    line = [x for x in verdicts(r) if "its defaults" in x][0]
+    assert "(flank 400, 35.0 (10.00 epochs) min): 0.930" in line
+    assert "non-sparse baseline (ours) 0.900 (23.0 min, gap +0.030)" in line
+    assert "long preset (ours) 0.920 (69.0 min, gap +0.010)" in line
+    text = markdown(r, Path("bench_runs/peers/bench_peers.json"))
+    assert "continued the state of the budget run `bench_runs/peers/openspliceai400`" in text
+
+
+def test_the_command_states_every_option_that_is_not_a_default():
+    from benchmarks.peers import peers_command
+
+    plain = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400, 2000), False, 400, 300, 0.0)
+    assert plain == "python -m benchmarks peers --out P --reference tair10-chr1"
+    full = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400,), True, 400, 300, 69.0)
+    assert full.endswith("--long-minutes 69 --flanks 400 --default-epochs")
