@@ -376,16 +376,22 @@ def _parse_flanks(ctx, param, value: str) -> tuple[int, ...]:
               help="Random SNVs and indels scored by every model.")
 @click.option("--long-minutes", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="Also train our long preset (2,000 nt) this many minutes each (0: not).")
+@click.option("--transcript-context/--no-transcript-context", default=True, show_default=True,
+              help="Also score each peer as it was trained: each transcript alone, N beyond "
+              "it (SpliceAI: ~40 min on 2 cores).")  # fmt: skip
 @_benchmarks_md_option
 def bench_peers(out, reference, minutes, seed, flanks, default_epochs, site_mutations,
-                random_variants, long_minutes, benchmarks_md) -> None:  # fmt: skip
+                random_variants, long_minutes, transcript_context,
+                benchmarks_md) -> None:  # fmt: skip
     """SpliceAI and OpenSpliceAI beside our models: same positions, variants and clock."""
     from .peers import run_peers_benchmark
 
     path = run_peers_benchmark(out, reference=reference, minutes=minutes, seed=seed,
                                flanks=flanks, default_epochs=default_epochs,
                                site_mutations=site_mutations, random_variants=random_variants,
-                               long_minutes=long_minutes, benchmarks_md=benchmarks_md)  # fmt: skip
+                               long_minutes=long_minutes,
+                               transcript_context=transcript_context,
+                               benchmarks_md=benchmarks_md)  # fmt: skip
     click.echo(f"wrote {path}")
 
 

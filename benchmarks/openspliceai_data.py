@@ -25,7 +25,7 @@ from sparling_genomics.errors import InputError
 from sparling_genomics.genome.dataset import SiteDataset
 from sparling_genomics.io import atomic_path
 
-from .peer_positions import window_runs
+from .peer_positions import true_stretches, window_runs
 
 SPLIT_FILES = {"train": "train", "val": "validation", "test": "test"}
 LETTERS = np.frombuffer(b"ACGTN", dtype=np.uint8)
@@ -66,7 +66,7 @@ def cluster_records(dataset: SiteDataset, split: str, batch: int = 256) -> list[
         if run.strand == -1:
             bases = np.where(bases < 4, 3 - bases, 4)[::-1]
             labels = labels[::-1]
-        for s, e in _stretches(labels >= 0):
+        for s, e in true_stretches(labels >= 0):
             start, end = (run.lo + s, run.lo + e) if run.strand == 1 else (
                 run.hi - e, run.hi - s)  # fmt: skip
             strand = "+" if run.strand == 1 else "-"
@@ -76,12 +76,6 @@ def cluster_records(dataset: SiteDataset, split: str, batch: int = 256) -> list[
                 label_of[labels[s:e]].tobytes().decode(),
             ))  # fmt: skip
     return records
-
-
-def _stretches(mask: np.ndarray) -> list[tuple[int, int]]:
-    """[start, end) of each run of True in ``mask``."""
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
-    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
 
 
 def write_datafiles(dataset_path: Path, out: Path) -> dict:

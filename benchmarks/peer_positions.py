@@ -12,6 +12,13 @@ Windows of one (sequence, strand) closer than the peer's context are merged into
 window (at 10k context a lone window would cost 11 input bases per output). Each window then
 takes its slice of its run's oriented output: the peer's probabilities at exactly the
 positions our ``evaluate`` scores, matched to our classes by name.
+
+That reads the genome around the genes, as our models do (``context="genome"``). SpliceAI and
+OpenSpliceAI were trained otherwise: each transcript alone with N beyond its ends ("context
+being provided on the RNA and not the DNA", SpliceAI's ``create_datapoints``; OpenSpliceAI's
+stage 2 the same), and SpliceAI's variant tool pads the same way. ``context="transcript"``
+reads them so: each labelled stretch (a gene, or genes that touch, on one strand: the records
+the peers benchmark gives OpenSpliceAI) alone, N beyond its ends, on the same positions.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import numpy as np
 import torch
 
 from sparling_genomics.errors import InputError
-from sparling_genomics.genome.sequence import one_hot, reverse_complement_codes
+from sparling_genomics.genome.sequence import N_CODE, one_hot, reverse_complement_codes
 
 from .spliceai_net import PEER_CLASSES
 
@@ -64,13 +71,42 @@ def window_runs(seqids: list[str], strands: np.ndarray, starts: np.ndarray, wind
     return runs
 
 
+def true_stretches(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) of each run of True in ``mask``."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+
+
+def labelled_stretches(seqids: list[str], strands: np.ndarray, starts: np.ndarray,
+                       labels: np.ndarray) -> list[tuple[Run, np.ndarray]]:  # fmt: skip
+    """Each maximal stretch of labelled positions of one strand of one sequence: its genome
+    interval (a :class:`Run` without windows) and its labels in transcript orientation."""
+    window = labels.shape[1]
+    out = []
+    for run in window_runs(seqids, strands, starts, window):
+        genome_order = np.full(run.hi - run.lo, -1, dtype=np.int16)
+        for row, start in run.windows:
+            own = labels[row] if run.strand == 1 else labels[row][::-1]
+            at = start - run.lo
+            keep = own >= 0
+            genome_order[at : at + window][keep] = own[keep]
+        for s, e in true_stretches(genome_order >= 0):
+            piece = genome_order[s:e] if run.strand == 1 else genome_order[s:e][::-1]
+            out.append((Run(run.seqid, run.strand, run.lo + s, run.lo + e), piece))
+    return out
+
+
 def run_inputs(fetch: Callable[[str, int, int], np.ndarray], run: Run, context: int,
-               chunk: int = CHUNK) -> list[np.ndarray]:  # fmt: skip
+               chunk: int = CHUNK, transcript: bool = False) -> list[np.ndarray]:  # fmt: skip
     """One-hot rows ``(4, n + context)`` covering a run's oriented output ``chunk`` outputs at
     a time (the last row shorter); ``fetch(seqid, start, end)`` gives genome codes (N beyond
-    the sequence's ends)."""
+    the sequence's ends); ``transcript``: N beyond the run's own ends instead of genome."""
     half = context // 2
-    codes = fetch(run.seqid, run.lo - half, run.hi + half)
+    if transcript:
+        pad = np.full(half, N_CODE, dtype=np.uint8)
+        codes = np.concatenate([pad, fetch(run.seqid, run.lo, run.hi), pad])
+    else:
+        codes = fetch(run.seqid, run.lo - half, run.hi + half)
     if run.strand == -1:  # oriented: output j is genome position hi - 1 - j
         codes = reverse_complement_codes(codes)
     length = run.hi - run.lo
@@ -80,13 +116,13 @@ def run_inputs(fetch: Callable[[str, int, int], np.ndarray], run: Run, context: 
 @torch.no_grad()
 def predict_runs(
     net: torch.nn.Module, fetch, runs: list[Run], *, batch: int = 4, chunk: int = CHUNK,
-    device: torch.device | None = None,
+    device: torch.device | None = None, transcript: bool = False,
 ) -> Iterator[tuple[Run, np.ndarray]]:
     """Each run with the peer's oriented probabilities ``(hi - lo, 3)`` (:data:`PEER_CLASSES`).
     Rows of one length share a forward pass, ``batch`` at a time."""
     device = device or torch.device("cpu")
     for run in runs:
-        rows = run_inputs(fetch, run, int(net.context), chunk)
+        rows = run_inputs(fetch, run, int(net.context), chunk, transcript)
         outs = []
         lo = 0
         while lo < len(rows):
@@ -115,15 +151,29 @@ def peer_site_scores(net: torch.nn.Module, fetch, seqids: list[str], strands: np
                      batch: int = 4, chunk: int = CHUNK, join: int | None = None,
                      device: torch.device | None = None,
                      progress: Callable[[int, int], None] | None = None,
-                     ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+                     context: str = "genome") -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The peer's probabilities at the labelled positions of the windows, in our class order,
     and their labels: ``(P, C)`` and ``(P,)``, the arrays ``site_metrics`` takes.
 
     ``labels``: ``(n, window)`` labels of the windows (-1 not labelled), transcript
     orientation, as the dataset holds them; ``join``: windows this close share a run (default
-    the peer's context)."""
+    the peer's context); ``context``: ``genome`` (the genome around the genes) or
+    ``transcript`` (each labelled stretch alone, N beyond it: how the peers were trained)."""
     window = labels.shape[1]
     columns = class_columns(classes)
+    if context == "transcript":
+        stretches = labelled_stretches(seqids, strands, starts, labels)
+        predicted = predict_runs(net, fetch, [run for run, _ in stretches], batch=batch,
+                                 chunk=chunk, device=device, transcript=True)  # fmt: skip
+        parts = []
+        for done, (_, probs) in enumerate(predicted, 1):
+            parts.append(probs[:, columns])
+            if progress:
+                progress(done, len(stretches))
+        kept = np.concatenate([own for _, own in stretches])
+        return np.concatenate(parts).astype(np.float32), kept.astype(np.int16)
+    if context != "genome":
+        raise ValueError(f"context is genome or transcript, not {context!r}")
     # Windows closer than the peer's context share a run: scoring the gap costs less than a
     # second context.
     runs = window_runs(seqids, strands, starts, window,

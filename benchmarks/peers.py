@@ -24,7 +24,10 @@ whose training was killed resumes from its own checkpoint):
    defaults ask (10 epochs), only with ``--default-epochs`` (hours on 2 cores; resumable),
    after every budget run, each continuing its budget run's saved state where that is still
    on disk (the same seed and 10-epoch schedule: the budget run is its first minutes).
-6. Every model on the test block's labelled positions (our ``site_metrics``: top-k, PR-AUC).
+6. Every model on the test block's labelled positions (our ``site_metrics``: top-k, PR-AUC),
+   the peers reading the genome around the genes as ours do; ``{peer}_transcript`` (unless
+   ``--no-transcript-context``): each peer again on the same positions read as it was
+   trained, each transcript alone with N beyond it (``peer_positions``).
 7. ``variants``: ``--site-mutations`` of the test block's donor GT->CA / acceptor AG->TC
    mutations and ``--random-variants`` random SNVs and indels through our ``variants`` verb
    (each of our runs) and through each peer with SpliceAI's delta rule
@@ -134,14 +137,16 @@ def test_positions(dataset_path: Path) -> tuple[list[str], np.ndarray, np.ndarra
         data.close()
 
 
-def score_peer(net: torch.nn.Module, dataset_path: Path, genome: Genome) -> dict:
-    """A peer's top-k and PR-AUC on the test block's labelled positions, and its speed."""
+def score_peer(net: torch.nn.Module, dataset_path: Path, genome: Genome,
+               context: str = "genome") -> dict:  # fmt: skip
+    """A peer's top-k and PR-AUC on the test block's labelled positions, and its speed;
+    ``context``: the genome around the genes, or each transcript alone (``peer_positions``)."""
     device = pick_device()
     net = net.to(device)
     seqids, strands, starts, labels, classes = test_positions(dataset_path)
     began = time.perf_counter()
     scores, kept = peer_site_scores(net, genome.fetch, seqids, strands, starts, labels, classes,
-                                    device=device)  # fmt: skip
+                                    device=device, context=context)  # fmt: skip
     seconds = time.perf_counter() - began
     sites = site_metrics(scores, kept, classes)
     e2e = {"mean_topk": sites["mean_topk"]}
@@ -216,7 +221,8 @@ def openspliceai_train(out: Path, data: dict, flank: int, *, max_seconds: float,
 
 
 def peers_command(out: Path, reference: str, minutes: float, seed: int, flanks, default_epochs,
-                  site_mutations: int, random_variants: int, long_minutes: float) -> str:
+                  site_mutations: int, random_variants: int, long_minutes: float,
+                  transcript_context: bool = True) -> str:
     """The command line that makes this result (options at their defaults left out)."""
     parts = ["python -m benchmarks peers", f"--out {out}", f"--reference {reference}"]
     for option, value, default in (("--minutes", minutes, 23.0), ("--seed", seed, 0),
@@ -229,6 +235,8 @@ def peers_command(out: Path, reference: str, minutes: float, seed: int, flanks, 
         parts.append(f"--flanks {','.join(map(str, flanks))}")
     if default_epochs:
         parts.append("--default-epochs")
+    if not transcript_context:
+        parts.append("--no-transcript-context")
     return " ".join(parts)
 
 
@@ -236,6 +244,7 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
                         seed: int = 0, flanks: tuple[int, ...] = FLANKS,
                         default_epochs: bool = False, site_mutations: int = 400,
                         random_variants: int = 300, long_minutes: float = 0.0,
+                        transcript_context: bool = True,
                         benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     """The whole benchmark; finished steps are read back, so a stopped run continues."""
     from .peer_comparison import (
@@ -281,9 +290,13 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     if default_epochs:  # each continues its budget run's state when that is still on disk
         runs += [(f"openspliceai{f}_default", f, 0, out / f"openspliceai{f}") for f in flanks]
     for key, flank, seconds, start in runs:
+        model = out / key / "model.pt"  # ignored: a clone (or a cleaned run) trains again
+        if not model.exists():  # and the steps read from the old model are stale
+            for stale in (key, f"variants_{key}", f"{key}_transcript"):
+                (out / "steps" / f"{stale}.json").unlink(missing_ok=True)
         trained[key] = step(out, f"{key}_train", lambda k=key, f=flank, m=seconds, s=start:
                             openspliceai_train(out, data, f, max_seconds=m, name=k,
-                                               start_from=s))  # fmt: skip
+                                               start_from=s), needs=model)  # fmt: skip
         models[key] = step(out, key, lambda k=key, f=flank: score_peer(
             load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
     prepared = step(out, "variants_vcf", lambda: prepare_variants(
@@ -302,11 +315,17 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         scored[name] = step(out, f"variants_{name}", lambda n=net: peer_variants(
             n(), genome, prepared, keys))  # fmt: skip
     variants = summarize_variants(prepared, scored)
+    if transcript_context:  # each peer as it was trained; SpliceAI last (~40 min on 2 cores)
+        for name in [*trained, "spliceai"]:
+            models[f"{name}_transcript"] = step(out, f"{name}_transcript", lambda n=name:
+                                                score_peer(nets[n](), dataset, genome,
+                                                           context="transcript"))  # fmt: skip
     result = {
         "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
         "machine": machine_description(),
         "command": peers_command(out, reference, minutes, seed, flanks, default_epochs,
-                                 site_mutations, random_variants, long_minutes),
+                                 site_mutations, random_variants, long_minutes,
+                                 transcript_context),
         "context": context,
         "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check,
         "models": models, "openspliceai_training": trained, "openspliceai_data": data,

@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from benchmarks.peer_positions import class_columns, peer_site_scores, window_runs
+from benchmarks.peer_positions import (
+    class_columns,
+    labelled_stretches,
+    peer_site_scores,
+    window_runs,
+)
 from sparling_genomics.errors import InputError
 from sparling_genomics.evaluate.site_metrics import site_metrics
 
@@ -90,3 +95,43 @@ def test_a_class_the_peers_lack_is_refused():
     assert class_columns(["none", "donor", "acceptor"]) == [0, 2, 1]
     with pytest.raises(InputError, match="tss"):
         class_columns(["none", "donor", "tss"])
+
+
+class SeesFlankNet(torch.nn.Module):
+    """Donor probability 1 at every output whose context's last base is a real base (not N):
+    it tells genome flanks from N padding."""
+
+    context = 6
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        real = x[:, :, 6:].sum(dim=1)
+        return torch.stack([1 - real, torch.zeros_like(real), real], dim=1)
+
+
+@pytest.mark.parametrize("strand", [1, -1])
+def test_transcript_context_reads_each_stretch_alone_with_n_beyond(strand):
+    labels = np.zeros((3, 100), dtype=np.int8)
+    labels[1, 60:] = -1  # the middle window's end is not labelled: two stretches
+    seqids, strands = ["chr1"] * 3, np.array([strand] * 3)
+    starts = np.array([100, 200, 300])
+    args = (genome(), seqids, strands, starts, labels, ["none", "donor", "acceptor"])
+    scores, kept = peer_site_scores(MarkNet(), *args, context="transcript")
+    assert len(kept) == 300 - 40 and (kept == 0).all()
+    # The same sites as with the genome around them: MarkNet reads the centre base only.
+    genome_scores, _ = peer_site_scores(MarkNet(), *args)
+    assert np.array_equal(np.sort(scores[:, 1]), np.sort(genome_scores[:, 1]))
+    # The last 3 outputs of each stretch (oriented) see N beyond it; with the genome, none do.
+    flank, _ = peer_site_scores(SeesFlankNet(), *args, context="transcript")
+    assert flank[:, 1].sum() == len(kept) - 2 * 3
+    genome_flank, _ = peer_site_scores(SeesFlankNet(), *args)
+    assert genome_flank[:, 1].sum() == len(kept)
+
+
+def test_labelled_stretches_are_in_transcript_orientation():
+    labels = np.full((2, 10), -1, dtype=np.int8)
+    labels[0, 2:10] = np.arange(8) % 3
+    labels[1, 0:3] = 2
+    stretches = labelled_stretches(["a", "a"], np.array([-1, -1]), np.array([10, 0]), labels)
+    assert [(r.lo, r.hi) for r, _ in stretches] == [(7, 18)]  # minus: window 1 lies after
+    # Transcript orientation on minus: window 0 (the higher positions) first.
+    assert list(stretches[0][1]) == [*labels[0, 2:10], *labels[1, 0:3]]

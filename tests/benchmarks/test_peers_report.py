@@ -122,3 +122,20 @@ def test_the_command_states_every_option_that_is_not_a_default():
     assert plain == "python -m benchmarks peers --out P --reference tair10-chr1"
     full = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400,), True, 400, 300, 69.0)
     assert full.endswith("--long-minutes 69 --flanks 400 --default-epochs")
+
+
+def test_a_peer_is_judged_by_its_better_reading():
+    r = result(spliceai=0.70, osai=0.85)
+    e2e = lambda m: {"mean_topk": m}  # noqa: E731
+    r["models"]["spliceai_transcript"] = {"e2e": e2e(0.84)}
+    r["models"]["openspliceai400_transcript"] = {"e2e": e2e(0.80)}  # worse: not used
+    lines = verdicts(r)
+    assert "SpliceAI off the shelf, read transcript by transcript (its better reading): " \
+        "0.850 vs 0.840 mean top-k: **met**." in lines[0]
+    assert "0.900 vs 0.850 (gap -0.050)" in lines[1] and "transcript" not in lines[1]
+    r["models"]["spliceai_transcript"] = {"e2e": e2e(0.86)}
+    assert verdicts(r)[0].endswith("**not met**.")
+    assert SUMMARIES["peers"]([r], "peers").met is False
+    text = markdown(r, Path("bench_runs/peers/bench_peers.json"))
+    assert "| SpliceAI, 5 models, off the shelf; each transcript alone, N beyond (as trained) " \
+        "| 10,000 |" in text
