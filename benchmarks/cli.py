@@ -378,7 +378,7 @@ def _parse_flanks(ctx, param, value: str) -> tuple[int, ...]:
               help="Also train our long preset (2,000 nt) this many minutes each (0: not).")
 @click.option("--transcript-context/--no-transcript-context", default=True, show_default=True,
               help="Also score each peer as it was trained: each transcript alone, N beyond "
-              "it (SpliceAI: ~40 min on 2 cores).")  # fmt: skip
+              "it, for sites and variants (SpliceAI: ~50 min on 2 cores).")  # fmt: skip
 @_benchmarks_md_option
 def bench_peers(out, reference, minutes, seed, flanks, default_epochs, site_mutations,
                 random_variants, long_minutes, transcript_context,

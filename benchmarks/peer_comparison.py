@@ -106,18 +106,40 @@ def allele_strands(prepared: dict, ours: dict) -> list[tuple[str, str]]:
     return sorted({(row[0], row[1]) for row in ours["scores"]})
 
 
-def peer_variants(net, genome, prepared: dict, keys: list[tuple[str, str]]) -> dict:
-    """A peer's scores of the allele-strands (SpliceAI's rule), and the seconds they took."""
+def peer_variants(net, genome, prepared: dict, keys: list[tuple[str, str]],
+                  stretches: list | None = None) -> dict:  # fmt: skip
+    """A peer's scores of the allele-strands (SpliceAI's rule), and the seconds they took;
+    with ``stretches`` (``peer_positions.labelled_stretches`` of the test block), each allele
+    is read within its transcript on its strand, N beyond it, and one in none is not scored
+    (SpliceAI's tool)."""
     by_id = {row[2]: row for row in prepared["rows"]}
     alleles = [(by_id[i][0], int(by_id[i][1]), by_id[i][3], by_id[i][4],
                 1 if s == "+" else -1) for i, s in keys]  # fmt: skip
+    bounds = None if stretches is None else transcript_bounds(alleles, stretches)
     device = pick_device()
     began = time.perf_counter()
-    found = peer_variant_scores(net.to(device), genome.fetch, alleles, device=device)
+    found = peer_variant_scores(net.to(device), genome.fetch, alleles, device=device,
+                                bounds=bounds)  # fmt: skip
     seconds = round(time.perf_counter() - began, 2)
     return {"seconds": seconds, "device": str(device),
             "scores": [[vid, strand, *(ds or [None] * 4)] for (vid, strand), ds in
                        zip(keys, found)]}  # fmt: skip
+
+
+def transcript_bounds(alleles: list[tuple], stretches: list) -> list[tuple[int, int] | None]:
+    """Each allele's labelled stretch ``[lo, hi)`` on its own strand holding its first base,
+    or None."""
+    by_strand: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for run, _ in stretches:
+        by_strand.setdefault((run.seqid, run.strand), []).append((run.lo, run.hi))
+    starts = {k: np.array(sorted(v)) for k, v in by_strand.items()}
+    out: list[tuple[int, int] | None] = []
+    for seqid, pos, _, _, strand in alleles:
+        spans = starts.get((seqid, strand))
+        at = -1 if spans is None else int(np.searchsorted(spans[:, 0], pos, side="right")) - 1
+        hit = at >= 0 and pos < spans[at, 1]
+        out.append((int(spans[at, 0]), int(spans[at, 1])) if hit else None)
+    return out
 
 
 def summarize_variants(prepared: dict, scored: dict[str, dict]) -> dict:

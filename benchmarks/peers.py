@@ -32,7 +32,9 @@ whose training was killed resumes from its own checkpoint):
    mutations and ``--random-variants`` random SNVs and indels through our ``variants`` verb
    (each of our runs) and through each peer with SpliceAI's delta rule
    (``benchmarks/peer_variants.py``), on the allele-strands our verb scored: loss >= 0.5
-   rates, Pearson r of the DS scores against SpliceAI's, allele-strands per second.
+   rates, Pearson r of the DS scores against SpliceAI's, allele-strands per second; with the
+   transcript reading, each peer again with N beyond the allele's transcript (SpliceAI's tool;
+   an allele in no transcript of the test block is then not scored, as that tool skips it).
 
 The peers live in their own environment (``bash scripts/setup_peers.sh``: build/peers/.venv,
 never in the project's lock). Writes ``OUT/bench_peers.json`` and the ``peers`` section of
@@ -61,7 +63,7 @@ from sparling_genomics.train.device import pick_device
 from sparling_genomics.train.run_config import resolve_config
 
 from .openspliceai_data import write_datafiles
-from .peer_positions import peer_site_scores
+from .peer_positions import labelled_stretches, peer_site_scores
 from .report import machine_description, run_or_resume
 from .spliceai_net import load_openspliceai, load_spliceai, spliceai_models_dir
 from .splicing import MODELS, build_dataset_measured
@@ -292,13 +294,17 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     for key, flank, seconds, start in runs:
         model = out / key / "model.pt"  # ignored: a clone (or a cleaned run) trains again
         if not model.exists():  # and the steps read from the old model are stale
-            for stale in (key, f"variants_{key}", f"{key}_transcript"):
+            for stale in (key, f"{key}_transcript", f"variants_{key}",
+                          f"variants_{key}_transcript"):  # fmt: skip
                 (out / "steps" / f"{stale}.json").unlink(missing_ok=True)
         trained[key] = step(out, f"{key}_train", lambda k=key, f=flank, m=seconds, s=start:
                             openspliceai_train(out, data, f, max_seconds=m, name=k,
                                                start_from=s), needs=model)  # fmt: skip
-        models[key] = step(out, key, lambda k=key, f=flank: score_peer(
-            load_openspliceai(Path(trained[k]["model"]), f), dataset, genome))  # fmt: skip
+        for reading in ("genome", "transcript") if transcript_context else ("genome",):
+            name = key if reading == "genome" else f"{key}_transcript"
+            models[name] = step(out, name, lambda k=key, f=flank, r=reading: score_peer(
+                load_openspliceai(Path(trained[k]["model"]), f), dataset, genome,
+                context=r))  # fmt: skip
     prepared = step(out, "variants_vcf", lambda: prepare_variants(
         out, dataset, genome, site_mutations_n=site_mutations,
         random_variants_n=random_variants))  # fmt: skip
@@ -314,12 +320,17 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     for name, net in nets.items():
         scored[name] = step(out, f"variants_{name}", lambda n=net: peer_variants(
             n(), genome, prepared, keys))  # fmt: skip
+    if transcript_context:  # each peer as it was trained; SpliceAI's last (~50 min on 2 cores)
+        stretches = labelled_stretches(*test_positions(dataset)[:4])
+        for name, net in [*list(nets.items())[1:], ("spliceai", nets["spliceai"])]:
+            scored[f"{name}_transcript"] = step(
+                out, f"variants_{name}_transcript",
+                lambda n=net: peer_variants(n(), genome, prepared, keys, stretches))
+        models["spliceai_transcript"] = step(out, "spliceai_transcript", lambda: score_peer(
+            ensemble, dataset, genome, context="transcript"))  # fmt: skip
     variants = summarize_variants(prepared, scored)
-    if transcript_context:  # each peer as it was trained; SpliceAI last (~40 min on 2 cores)
-        for name in [*trained, "spliceai"]:
-            models[f"{name}_transcript"] = step(out, f"{name}_transcript", lambda n=name:
-                                                score_peer(nets[n](), dataset, genome,
-                                                           context="transcript"))  # fmt: skip
+    order = [n for n in models if not n.endswith("_transcript")]
+    models = {k: models[k] for n in order for k in (n, f"{n}_transcript") if k in models}
     result = {
         "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
         "machine": machine_description(),

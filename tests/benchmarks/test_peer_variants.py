@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-from benchmarks.peer_variants import align_alt, peer_variant_scores
+from benchmarks.peer_variants import align_alt, allele_windows, peer_variant_scores
 
 T, C, G = 3, 1, 2
 
@@ -60,3 +60,32 @@ def test_indels_are_aligned_as_spliceai_does():
     aligned = align_alt(y, 1, 3, distance)
     assert aligned.shape == (cov, 3)
     assert (aligned[cov // 2] == y[2:5].max(axis=0)).all()
+
+
+class SeesFlankNet(torch.nn.Module):
+    """Donor probability = the share of real (not N) bases in its context."""
+
+    context = 10
+
+    def forward(self, x):
+        windows = x.sum(dim=1).unfold(1, 11, 1).mean(dim=2)
+        return torch.stack([1 - windows, torch.zeros_like(windows), windows], dim=1)
+
+
+def test_transcript_bounds_put_n_beyond_the_transcript_and_skip_alleles_outside():
+    from benchmarks.peer_comparison import transcript_bounds
+    from benchmarks.peer_positions import Run
+
+    codes = np.full(400, T, dtype=np.uint8)
+    stretches = [(Run("s", 1, 100, 200), None), (Run("s", -1, 150, 300), None)]
+    alleles = [("s", 110, "T", "G", 1), ("s", 250, "T", "G", 1), ("s", 250, "T", "G", -1),
+               ("s", 199, "T", "G", 1), ("s", 200, "T", "G", 1)]  # fmt: skip
+    bounds = transcript_bounds(alleles, stretches)
+    assert bounds == [(100, 200), None, (150, 300), (100, 200), None]
+    # An allele 10 bases inside its transcript: its window reaches 15 bases beyond the start.
+    ref_genome, _ = allele_windows(fetcher(codes), "s", 110, "T", "G", 1, 10, 10)
+    ref_n, _ = allele_windows(fetcher(codes), "s", 110, "T", "G", 1, 10, 10, bounds=(100, 200))
+    assert (ref_genome < 4).all() and (ref_n[:5] == 4).all() and (ref_n[5:] < 4).all()
+    scores = peer_variant_scores(SeesFlankNet(), fetcher(codes), alleles, distance=10,
+                                 bounds=bounds)  # fmt: skip
+    assert scores[1] is None and scores[4] is None and scores[0] == (0.0, 0.0, 0.0, 0.0)
