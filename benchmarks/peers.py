@@ -93,10 +93,23 @@ def step(out: Path, name: str, compute: Callable[[], dict], needs: Path | None =
     result = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
     if name.startswith("variants_"):  # per-allele scores: compact, bench_runs/ has a budget
+        result = rounded(result)  # what is written is what this run goes on with
         write_text_atomic(path, json.dumps(result, separators=(",", ":")) + "\n")
     else:
         write_json_atomic(path, result)
     return result
+
+
+def rounded(value, digits: int = 5):
+    """``value`` with every float rounded to ``digits`` decimals (scores are probabilities:
+    1e-5 moves no loss >= 0.5 call and no correlation's printed digits)."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, list):
+        return [rounded(v, digits) for v in value]
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    return value
 
 
 def peer_python(args: list[str], *, cwd: Path | None = None) -> float:

@@ -139,3 +139,10 @@ def test_a_peer_is_judged_by_its_better_reading():
     text = markdown(r, Path("bench_runs/peers/bench_peers.json"))
     assert "| SpliceAI, 5 models, off the shelf; each transcript alone, N beyond (as trained) " \
         "| 10,000 |" in text
+
+
+def test_variant_steps_keep_five_decimals():
+    from benchmarks.peers import rounded
+
+    assert rounded({"s": [["id", "+", 0.123456789, 1e-9]], "n": 3}) == {
+        "s": [["id", "+", 0.12346, 0.0]], "n": 3}
