@@ -22,8 +22,9 @@ whose training was killed resumes from its own checkpoint):
    schedule, batches and loss (``scripts/peers/openspliceai_train.py``), trained for our
    baseline's measured wall time; ``openspliceai{F}_default``: the same for as long as its
    defaults ask (10 epochs), only with ``--default-epochs`` (hours on 2 cores; resumable),
-   after every budget run, each continuing its budget run's saved state where that is still
-   on disk (the same seed and 10-epoch schedule: the budget run is its first minutes).
+   each continuing its budget run's saved state where that is still on disk (the same seed
+   and 10-epoch schedule: the budget run is its first minutes). The section is published
+   once everything else is scored, and again after these runs.
 6. Every model on the test block's labelled positions (our ``site_metrics``: top-k, PR-AUC),
    the peers reading the genome around the genes as ours do; ``{peer}_transcript`` (unless
    ``--no-transcript-context``): each peer again on the same positions read as it was
@@ -300,59 +301,77 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     osai_check = step(out, "openspliceai_check", lambda: openspliceai_check(out, flanks))
     data = step(out, "openspliceai_data", lambda: openspliceai_data(out, dataset),
                 needs=out / "openspliceai_data" / "dataset_train.h5")  # fmt: skip
-    trained = {}
-    runs = [(f"openspliceai{f}", f, budget, None) for f in flanks]
-    if default_epochs:  # each continues its budget run's state when that is still on disk
-        runs += [(f"openspliceai{f}_default", f, 0, out / f"openspliceai{f}") for f in flanks]
-    for key, flank, seconds, start in runs:
-        model = out / key / "model.pt"  # ignored: a clone (or a cleaned run) trains again
-        if not model.exists():  # and the steps read from the old model are stale
-            for stale in (key, f"{key}_transcript", f"variants_{key}",
-                          f"variants_{key}_transcript"):  # fmt: skip
-                (out / "steps" / f"{stale}.json").unlink(missing_ok=True)
-        trained[key] = step(out, f"{key}_train", lambda k=key, f=flank, m=seconds, s=start:
-                            openspliceai_train(out, data, f, max_seconds=m, name=k,
-                                               start_from=s), needs=model)  # fmt: skip
-        for reading in ("genome", "transcript") if transcript_context else ("genome",):
-            name = key if reading == "genome" else f"{key}_transcript"
-            models[name] = step(out, name, lambda k=key, f=flank, r=reading: score_peer(
-                load_openspliceai(Path(trained[k]["model"]), f), dataset, genome,
-                context=r))  # fmt: skip
+    readings = ("genome", "transcript") if transcript_context else ("genome",)
+    trained: dict[str, dict] = {}
+
+    def train_and_score(runs: list[tuple]) -> None:
+        """OpenSpliceAI runs ``(name, flank, max seconds, state to start from)``, each scored."""
+        for key, flank, seconds, start in runs:
+            model = out / key / "model.pt"  # ignored: a clone (or a cleaned run) trains again
+            if not model.exists():  # and the steps read from the old model are stale
+                for stale in (key, f"{key}_transcript", f"variants_{key}",
+                              f"variants_{key}_transcript"):  # fmt: skip
+                    (out / "steps" / f"{stale}.json").unlink(missing_ok=True)
+            trained[key] = step(out, f"{key}_train", lambda k=key, f=flank, m=seconds, s=start:
+                                openspliceai_train(out, data, f, max_seconds=m, name=k,
+                                                   start_from=s), needs=model)  # fmt: skip
+            for reading in readings:
+                name = key if reading == "genome" else f"{key}_transcript"
+                models[name] = step(out, name, lambda k=key, f=flank, r=reading: score_peer(
+                    load_openspliceai(Path(trained[k]["model"]), f), dataset, genome,
+                    context=r))  # fmt: skip
+
     prepared = step(out, "variants_vcf", lambda: prepare_variants(
         out, dataset, genome, site_mutations_n=site_mutations,
         random_variants_n=random_variants))  # fmt: skip
-    scored = {}
-    ours = [n for n in ("baseline", "sparling", "baseline_long", "sparling_long") if n in models]
-    for name in ours:  # the baseline first: its allele-strands are what every model scores
-        scored[name] = step(out, f"variants_{name}", lambda n=name: our_variants(
-            out, n, Path(models[n]["run"]), prepared))  # fmt: skip
-    keys = allele_strands(prepared, scored["baseline"])
-    nets = {"spliceai": lambda: ensemble} | {
-        k: (lambda v=v: load_openspliceai(Path(v["model"]), int(v["flank"])))
-        for k, v in trained.items()}  # fmt: skip
-    for name, net in nets.items():
-        scored[name] = step(out, f"variants_{name}", lambda n=net: peer_variants(
-            n(), genome, prepared, keys))  # fmt: skip
-    if transcript_context:  # each peer as it was trained; SpliceAI's last (~50 min on 2 cores)
+    scored: dict[str, dict] = {}
+
+    def score_variants() -> dict:
+        """Every model's variant scores (steps done before are read back), summarized."""
+        ours = [n for n in ("baseline", "sparling", "baseline_long", "sparling_long")
+                if n in models]  # fmt: skip
+        for name in ours:  # the baseline first: its allele-strands are what every model scores
+            scored[name] = step(out, f"variants_{name}", lambda n=name: our_variants(
+                out, n, Path(models[n]["run"]), prepared))  # fmt: skip
+        keys = allele_strands(prepared, scored["baseline"])
+        nets = {k: (lambda v=v: load_openspliceai(Path(v["model"]), int(v["flank"])))
+                for k, v in trained.items()} | {"spliceai": lambda: ensemble}  # fmt: skip
         stretches = labelled_stretches(*test_positions(dataset)[:4])
-        for name, net in [*list(nets.items())[1:], ("spliceai", nets["spliceai"])]:
-            scored[f"{name}_transcript"] = step(
-                out, f"variants_{name}_transcript",
-                lambda n=net: peer_variants(n(), genome, prepared, keys, stretches))
-        models["spliceai_transcript"] = step(out, "spliceai_transcript", lambda: score_peer(
-            ensemble, dataset, genome, context="transcript"))  # fmt: skip
-    variants = summarize_variants(prepared, scored)
-    order = [n for n in models if not n.endswith("_transcript")]
-    models = {k: models[k] for n in order for k in (n, f"{n}_transcript") if k in models}
-    result = {
-        "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
-        "machine": machine_description(),
-        "command": peers_command(out, reference, minutes, seed, flanks, default_epochs,
-                                 site_mutations, random_variants, long_minutes,
-                                 transcript_context),
-        "context": context,
-        "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check,
-        "models": models, "openspliceai_training": trained, "openspliceai_data": data,
-        "variants": variants,
-    }  # fmt: skip
-    return publish_peers(result, out, Path(benchmarks_md))
+        for name, net in nets.items():  # SpliceAI last: its transcript reading ~50 min
+            for reading in readings:
+                key = name if reading == "genome" else f"{name}_transcript"
+                scored[key] = step(out, f"variants_{key}", lambda n=net, r=reading:
+                                   peer_variants(n(), genome, prepared, keys,
+                                                 stretches if r == "transcript" else None))
+            if name == "spliceai" and transcript_context:
+                models["spliceai_transcript"] = step(out, "spliceai_transcript", lambda:
+                                                     score_peer(ensemble, dataset, genome,
+                                                                context="transcript"))
+        return summarize_variants(prepared, scored)
+
+    def publish_now() -> Path:
+        variants = score_variants()  # first: it adds SpliceAI's transcript reading to models
+        order = [n for n in models if not n.endswith("_transcript")]
+        shown = {k: models[k] for n in order for k in (n, f"{n}_transcript") if k in models}
+        result = {
+            "benchmark": "peers", "reference": reference, "seed": seed, "minutes": minutes,
+            "machine": machine_description(),
+            "command": peers_command(out, reference, minutes, seed, flanks, default_epochs,
+                                     site_mutations, random_variants, long_minutes,
+                                     transcript_context),
+            "context": context,
+            "dataset_build": build, "keras_check": check, "openspliceai_check": osai_check,
+            "models": shown, "openspliceai_training": dict(trained), "openspliceai_data": data,
+            "variants": variants,
+        }  # fmt: skip
+        return publish_peers(result, out, Path(benchmarks_md))
+
+    # Published once the budget runs are scored, and again after OpenSpliceAI's default
+    # epochs (hours on 2 cores; each continues its budget run's state while that is on disk).
+    train_and_score([(f"openspliceai{f}", f, budget, None) for f in flanks])
+    path = publish_now()
+    if default_epochs:
+        train_and_score([(f"openspliceai{f}_default", f, 0, out / f"openspliceai{f}")
+                         for f in flanks])  # fmt: skip
+        path = publish_now()
+    return path
