@@ -101,9 +101,9 @@ def step(out: Path, name: str, compute: Callable[[], dict], needs: Path | None =
     return result
 
 
-def rounded(value, digits: int = 5):
-    """``value`` with every float rounded to ``digits`` decimals (scores are probabilities:
-    1e-5 moves no loss >= 0.5 call and no correlation's printed digits)."""
+def rounded(value, digits: int = 4):
+    """``value`` with every float rounded to ``digits`` decimals: the precision our verb's
+    ``variant_scores.tsv`` has, so every model's scores are compared at the same one."""
     if isinstance(value, float):
         return round(value, digits)
     if isinstance(value, list):

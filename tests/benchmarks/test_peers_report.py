@@ -141,8 +141,8 @@ def test_a_peer_is_judged_by_its_better_reading():
         "| 10,000 |" in text
 
 
-def test_variant_steps_keep_five_decimals():
+def test_variant_steps_keep_four_decimals():
     from benchmarks.peers import rounded
 
     assert rounded({"s": [["id", "+", 0.123456789, 1e-9]], "n": 3}) == {
-        "s": [["id", "+", 0.12346, 0.0]], "n": 3}
+        "s": [["id", "+", 0.1235, 0.0]], "n": 3}
