@@ -156,7 +156,8 @@ def summarize_variants(prepared: dict, scored: dict[str, dict]) -> dict:
         seconds = scored[name]["seconds"]
         result["models"][name] = {
             "seconds": seconds,
-            "allele_strands_per_second": round(len(table) / seconds, 2) if seconds else None,
+            "allele_strands_per_second": round(sum(v is not None for v in table.values())
+                                               / seconds, 2) if seconds else None,  # fmt: skip
             "loss": loss_rates(shared),
             "agreement_with_spliceai": agreement(shared, reference) if reference else None,
             "unscored": sum(v is None for v in shared.values()),

@@ -146,3 +146,22 @@ def test_variant_steps_keep_four_decimals():
 
     assert rounded({"s": [["id", "+", 0.123456789, 1e-9]], "n": 3}) == {
         "s": [["id", "+", 0.1235, 0.0]], "n": 3}
+
+
+def test_a_rate_counts_the_allele_strands_a_model_scored():
+    from benchmarks.peer_comparison import summarize_variants
+
+    prepared = {"site_mutations": 1, "random_variants": 1, "vcf": "v"}
+    both = [["a", "+", 0, 0, 0, 0], ["r", "+", 0, 0, 0, 0]]
+    one = [["a", "+", 0, 0, 0, 0], ["r", "+", None, None, None, None]]
+    scored = {"spliceai": {"seconds": 2.0, "scores": both},
+              "spliceai_transcript": {"seconds": 2.0, "scores": one}}
+    models = summarize_variants(prepared, scored)["models"]
+    assert models["spliceai"]["allele_strands_per_second"] == 1.0
+    assert models["spliceai_transcript"]["allele_strands_per_second"] == 0.5
+    assert models["spliceai_transcript"]["unscored"] == 1
+    r = result()
+    r["models"]["spliceai_transcript"] = {"e2e": {"mean_topk": 0.8}}
+    r["variants"]["models"]["spliceai_transcript"] = {"allele_strands_per_second": 0.5, "loss": {}}
+    row = [x for x in markdown(r, Path("x")).splitlines() if "(as trained)" in x][0]
+    assert "| - |" in row and "0.5" not in row
