@@ -33,7 +33,8 @@ def test_a_splicing_report_says_which_model_to_use_and_other_tasks_do_not():
 
     text = "".join(which_model_section("splicing"))
     assert "<h2>Which model for a plant genome</h2>" in text
-    for model in ("Sparling model", "non-sparse baseline", "OpenSpliceAI", "SpliceAI off the"):
+    for model in ("Sparling model", "non-sparse baseline", "<code>long</code> preset",
+                  "OpenSpliceAI", "SpliceAI off the"):
         assert model in text
     assert 'section "Peers"' in text
     assert which_model_section("planted") == []
