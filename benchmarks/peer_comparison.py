@@ -106,6 +106,24 @@ def allele_strands(prepared: dict, ours: dict) -> list[tuple[str, str]]:
     return sorted({(row[0], row[1]) for row in ours["scores"]})
 
 
+def compact_scores(result: dict, keys: list[tuple[str, str]]) -> dict:
+    """A peer's variant result with its rows' (id, strand) left out: they are ``keys``, in
+    order (what every peer scores), so a step file holds only the four scores a row."""
+    if [(r[0], r[1]) for r in result["scores"]] != [tuple(k) for k in keys]:
+        raise ValueError("a peer's scores are not in the order of the allele-strands")
+    rows = [None if r[2] is None else r[2:] for r in result["scores"]]
+    return result | {"scores": rows, "keys": "allele_strands"}
+
+
+def expand_scores(result: dict, keys: list[tuple[str, str]]) -> dict:
+    """The rows of :func:`compact_scores` with their (id, strand) back."""
+    if result.get("keys") != "allele_strands":
+        return result
+    rows = [[vid, strand, *(ds or [None] * 4)] for (vid, strand), ds in
+            zip(keys, result["scores"], strict=True)]  # fmt: skip
+    return {k: v for k, v in result.items() if k != "keys"} | {"scores": rows}
+
+
 def peer_variants(net, genome, prepared: dict, keys: list[tuple[str, str]],
                   stretches: list | None = None) -> dict:  # fmt: skip
     """A peer's scores of the allele-strands (SpliceAI's rule), and the seconds they took;

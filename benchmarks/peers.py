@@ -265,6 +265,8 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     """The whole benchmark; finished steps are read back, so a stopped run continues."""
     from .peer_comparison import (
         allele_strands,
+        compact_scores,
+        expand_scores,
         our_variants,
         peer_variants,
         prepare_variants,
@@ -340,9 +342,11 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         for name, net in nets.items():  # SpliceAI last: its transcript reading ~50 min
             for reading in readings:
                 key = name if reading == "genome" else f"{name}_transcript"
-                scored[key] = step(out, f"variants_{key}", lambda n=net, r=reading:
-                                   peer_variants(n(), genome, prepared, keys,
-                                                 stretches if r == "transcript" else None))
+                scored[key] = expand_scores(step(out, f"variants_{key}", lambda n=net, r=reading:
+                                                 compact_scores(peer_variants(
+                                                     n(), genome, prepared, keys,
+                                                     stretches if r == "transcript" else None),
+                                                     keys)), keys)  # fmt: skip
             if name == "spliceai" and transcript_context:
                 models["spliceai_transcript"] = step(out, "spliceai_transcript", lambda:
                                                      score_peer(ensemble, dataset, genome,

@@ -165,3 +165,20 @@ def test_a_rate_counts_the_allele_strands_a_model_scored():
     r["variants"]["models"]["spliceai_transcript"] = {"allele_strands_per_second": 0.5, "loss": {}}
     row = [x for x in markdown(r, Path("x")).splitlines() if "(as trained)" in x][0]
     assert "| - |" in row and "0.5" not in row
+
+
+def test_a_peer_step_stores_scores_in_the_order_of_the_allele_strands():
+    import pytest
+
+    from benchmarks.peer_comparison import compact_scores, expand_scores
+
+    keys = [("a", "+"), ("a", "-"), ("r", "+")]
+    full = {"seconds": 1.0, "scores": [["a", "+", 0.1, 0.2, 0.3, 0.4],
+                                       ["a", "-", None, None, None, None],
+                                       ["r", "+", 0, 0, 0, 0.5]]}  # fmt: skip
+    small = compact_scores(full, keys)
+    assert small["scores"] == [[0.1, 0.2, 0.3, 0.4], None, [0, 0, 0, 0.5]]
+    assert expand_scores(small, keys) == full
+    assert expand_scores(full, keys) is full  # a step written before: rows as they are
+    with pytest.raises(ValueError, match="order"):
+        compact_scores(full, keys[::-1])
