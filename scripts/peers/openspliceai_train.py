@@ -104,6 +104,8 @@ def main() -> None:
             progress |= {"finished": False, "stopped_by": None,
                          "started_from": str(args.start_from)}
     if progress["finished"]:
+        if not (args.out / "model.pt").exists():  # deleted since: the state still holds it
+            save_atomic(model.state_dict(), args.out / "model.pt")
         print(f"{args.out}: finished before ({progress['stopped_by']})")
         return
     began = time.perf_counter() - progress["seconds"]
