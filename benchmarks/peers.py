@@ -338,7 +338,8 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
         keys = allele_strands(prepared, scored["baseline"])
         nets = {k: (lambda v=v: load_openspliceai(Path(v["model"]), int(v["flank"])))
                 for k, v in trained.items()} | {"spliceai": lambda: ensemble}  # fmt: skip
-        stretches = labelled_stretches(*test_positions(dataset)[:4])
+        stretches = (labelled_stretches(*test_positions(dataset)[:4]) if transcript_context
+                     else None)  # fmt: skip
         for name, net in nets.items():  # SpliceAI last: its transcript reading ~50 min
             for reading in readings:
                 key = name if reading == "genome" else f"{name}_transcript"
