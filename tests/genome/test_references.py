@@ -47,10 +47,10 @@ FASTA = b">chr1 test\nACGTACGTAC\nGGTTAA\n"
     [
         ("genome.fa", FASTA),
         ("genome.FASTA", FASTA),
-        ("genome.fna.gz", gzip.compress(FASTA)),
+        ("genome.fna.gz", gzip.compress(FASTA, mtime=0)),
         ("genome.fa", b""),  # by its suffix, even when empty
         ("genome.yaml", b"\n\n  " + FASTA),  # by its first non-blank byte, whatever its name
-        ("genome.txt", gzip.compress(FASTA)),  # gzip read whatever its name
+        ("genome.txt", gzip.compress(FASTA, mtime=0)),  # gzip read whatever its name
         ("genome", FASTA),  # no suffix: not a bundled name, a FASTA on disk
     ],
 )
