@@ -356,6 +356,17 @@ def _parse_flanks(ctx, param, value: str) -> tuple[int, ...]:
     return flanks
 
 
+def _parse_default_flanks(ctx, param, value: str) -> tuple[int, ...]:
+    """``--default-epochs 400`` as flanks of ``--flanks`` to train for 10 epochs too."""
+    if not str(value).strip():
+        return ()
+    flanks = _parse_flanks(ctx, param, value)
+    others = [f for f in flanks if f not in ctx.params.get("flanks", flanks)]
+    if others:
+        raise click.BadParameter(f"{', '.join(map(str, others))} not in --flanks")
+    return flanks
+
+
 @main.command("peers")
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="Folder for the dataset, the runs, the peers' models and bench_peers.json.")
@@ -367,9 +378,11 @@ def _parse_flanks(ctx, param, value: str) -> tuple[int, ...]:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--flanks", default="400,2000", show_default=True, callback=_parse_flanks,
               help="OpenSpliceAI flanks to retrain.")
-@click.option("--default-epochs", is_flag=True,
-              help="Also train OpenSpliceAI for its default 10 epochs (hours on 2 cores; "
-              "resumable: rerun the command to continue).")  # fmt: skip
+@click.option("--default-epochs", "default_epochs", default="", callback=_parse_default_flanks,
+              metavar="FLANKS",
+              help="Also train OpenSpliceAI for its default 10 epochs at these of --flanks, "
+              "e.g. 400,2000 (hours on 2 cores; resumable: rerun the command to "
+              "continue).")  # fmt: skip
 @click.option("--site-mutations", type=click.IntRange(min=10), default=400, show_default=True,
               help="Test-block donor/acceptor site mutations scored by every model.")
 @click.option("--random-variants", type=click.IntRange(min=0), default=300, show_default=True,

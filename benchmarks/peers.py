@@ -21,10 +21,12 @@ whose training was killed resumes from its own checkpoint):
 5. ``openspliceai{F}`` for F in ``--flanks`` (400, 2000): OpenSpliceAI's model, optimizer,
    schedule, batches and loss (``scripts/peers/openspliceai_train.py``), trained for our
    baseline's measured wall time; ``openspliceai{F}_default``: the same for as long as its
-   defaults ask (10 epochs), only with ``--default-epochs`` (hours on 2 cores; resumable),
-   each continuing its budget run's saved state where that is still on disk (the same seed
-   and 10-epoch schedule: the budget run is its first minutes). The section is published
-   once everything else is scored, and again after these runs.
+   defaults ask (10 epochs), for the flanks given to ``--default-epochs`` (hours on 2 cores;
+   resumable), each continuing its budget run's saved state where that is still on disk (the
+   same seed and 10-epoch schedule: the budget run is its first minutes), else from the
+   start. The section is published once everything else is scored, and again after these
+   runs. A run whose weights are gone (a clone keeps the steps, not the ignored weights)
+   trains again only when a step that reads it is missing.
 6. Every model on the test block's labelled positions (our ``site_metrics``: top-k, PR-AUC),
    the peers reading the genome around the genes as ours do; ``{peer}_transcript`` (unless
    ``--no-transcript-context``): each peer again on the same positions read as it was
@@ -32,7 +34,8 @@ whose training was killed resumes from its own checkpoint):
 7. ``variants``: ``--site-mutations`` of the test block's donor GT->CA / acceptor AG->TC
    mutations and ``--random-variants`` random SNVs and indels through our ``variants`` verb
    (each of our runs) and through each peer with SpliceAI's delta rule
-   (``benchmarks/peer_variants.py``), on the allele-strands our verb scored: loss >= 0.5
+   (``benchmarks/peer_variants.py``; OpenSpliceAI's runs of our baseline's wall time: the
+   same clock), on the allele-strands our verb scored: loss >= 0.5
    rates, Pearson r of the DS scores against SpliceAI's, allele-strands per second; with the
    transcript reading, each peer again with N beyond the allele's transcript (SpliceAI's tool;
    an allele in no transcript of the test block is then not scored, as that tool skips it).
@@ -236,6 +239,13 @@ def openspliceai_train(out: Path, data: dict, flank: int, *, max_seconds: float,
                        "last_call_seconds": seconds}  # fmt: skip
 
 
+def steps_of_run(key: str, readings: tuple[str, ...]) -> list[str]:
+    """The steps read from an OpenSpliceAI run's weights: its scores in each reading, and for
+    a run of our baseline's wall time (the same clock) its variant scores too."""
+    uses = [key if r == "genome" else f"{key}_transcript" for r in readings]
+    return uses if key.endswith("_default") else uses + [f"variants_{n}" for n in uses]
+
+
 def peers_command(out: Path, reference: str, minutes: float, seed: int, flanks, default_epochs,
                   site_mutations: int, random_variants: int, long_minutes: float,
                   transcript_context: bool = True) -> str:
@@ -250,7 +260,7 @@ def peers_command(out: Path, reference: str, minutes: float, seed: int, flanks, 
     if tuple(flanks) != FLANKS:
         parts.append(f"--flanks {','.join(map(str, flanks))}")
     if default_epochs:
-        parts.append("--default-epochs")
+        parts.append(f"--default-epochs {','.join(map(str, default_epochs))}")
     if not transcript_context:
         parts.append("--no-transcript-context")
     return " ".join(parts)
@@ -258,7 +268,7 @@ def peers_command(out: Path, reference: str, minutes: float, seed: int, flanks, 
 
 def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: float = 23.0,
                         seed: int = 0, flanks: tuple[int, ...] = FLANKS,
-                        default_epochs: bool = False, site_mutations: int = 400,
+                        default_epochs: tuple[int, ...] = (), site_mutations: int = 400,
                         random_variants: int = 300, long_minutes: float = 0.0,
                         transcript_context: bool = True,
                         benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
@@ -309,14 +319,16 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     def train_and_score(runs: list[tuple]) -> None:
         """OpenSpliceAI runs ``(name, flank, max seconds, state to start from)``, each scored."""
         for key, flank, seconds, start in runs:
-            model = out / key / "model.pt"  # ignored: a clone (or a cleaned run) trains again
-            if not model.exists():  # and the steps read from the old model are stale
-                for stale in (key, f"{key}_transcript", f"variants_{key}",
-                              f"variants_{key}_transcript"):  # fmt: skip
+            model = out / key / "model.pt"  # ignored: a clone keeps the steps, not the model
+            uses = steps_of_run(key, readings)
+            recorded = all((out / "steps" / f"{n}.json").exists() for n in uses)
+            if not model.exists() and not recorded:  # trains again: the old scores are stale
+                for stale in uses:
                     (out / "steps" / f"{stale}.json").unlink(missing_ok=True)
             trained[key] = step(out, f"{key}_train", lambda k=key, f=flank, m=seconds, s=start:
                                 openspliceai_train(out, data, f, max_seconds=m, name=k,
-                                                   start_from=s), needs=model)  # fmt: skip
+                                                   start_from=s),
+                                needs=None if recorded else model)  # fmt: skip
             for reading in readings:
                 name = key if reading == "genome" else f"{key}_transcript"
                 models[name] = step(out, name, lambda k=key, f=flank, r=reading: score_peer(
@@ -337,7 +349,8 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
                 out, n, Path(models[n]["run"]), prepared))  # fmt: skip
         keys = allele_strands(prepared, scored["baseline"])
         nets = {k: (lambda v=v: load_openspliceai(Path(v["model"]), int(v["flank"])))
-                for k, v in trained.items()} | {"spliceai": lambda: ensemble}  # fmt: skip
+                for k, v in trained.items() if not k.endswith("_default")}  # fmt: skip
+        nets["spliceai"] = lambda: ensemble
         stretches = (labelled_stretches(*test_positions(dataset)[:4]) if transcript_context
                      else None)  # fmt: skip
         for name, net in nets.items():  # SpliceAI last: its transcript reading ~50 min
@@ -377,6 +390,6 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
     path = publish_now()
     if default_epochs:
         train_and_score([(f"openspliceai{f}_default", f, 0, out / f"openspliceai{f}")
-                         for f in flanks])  # fmt: skip
+                         for f in default_epochs])  # fmt: skip
         path = publish_now()
     return path

@@ -113,6 +113,10 @@ def markdown(result: dict, json_path: Path) -> str:
             "transcript by transcript scores only the allele-strands inside a test-block "
             "transcript on their own strand (SpliceAI's tool skips the others); its speed is "
             "its genome reading's."
+            + (" OpenSpliceAI's default-epoch runs are scored on sites only: the variant "
+               "comparison is of the runs on the same clock."
+               if any(n.endswith("_default") for n in result.get("openspliceai_training", {}))
+               else "")
         )
     return "\n".join(lines)
 

@@ -113,15 +113,29 @@ def test_default_epoch_runs_are_set_beside_our_baselines():
     assert "long preset (ours) 0.920 (69.0 min, gap +0.010)" in line
     text = markdown(r, Path("bench_runs/peers/bench_peers.json"))
     assert "continued the state of the budget run `bench_runs/peers/openspliceai400`" in text
+    assert "default-epoch runs are scored on sites only" in text
+    assert "default-epoch runs" not in markdown(result(), Path("bench_peers.json"))
 
 
 def test_the_command_states_every_option_that_is_not_a_default():
     from benchmarks.peers import peers_command
 
-    plain = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400, 2000), False, 400, 300, 0.0)
+    plain = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400, 2000), (), 400, 300, 0.0)
     assert plain == "python -m benchmarks peers --out P --reference tair10-chr1"
-    full = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400,), True, 400, 300, 69.0)
-    assert full.endswith("--long-minutes 69 --flanks 400 --default-epochs")
+    full = peers_command(Path("P"), "tair10-chr1", 23.0, 0, (400,), (400,), 400, 300, 69.0)
+    assert full.endswith("--long-minutes 69 --flanks 400 --default-epochs 400")
+
+
+def test_default_epochs_take_flanks_of_the_retrained_ones():
+    from click.testing import CliRunner
+
+    from benchmarks.cli import main
+
+    result = CliRunner().invoke(main, ["peers", "--out", "P", "--flanks", "400",
+                                       "--default-epochs", "2000"])  # fmt: skip
+    assert result.exit_code == 2 and "2000 not in --flanks" in result.output
+    result = CliRunner().invoke(main, ["peers", "--out", "P", "--default-epochs", "80,x"])
+    assert result.exit_code == 2 and "not a comma-separated list of flanks" in result.output
 
 
 def test_a_peer_is_judged_by_its_better_reading():
@@ -182,3 +196,13 @@ def test_a_peer_step_stores_scores_in_the_order_of_the_allele_strands():
     assert expand_scores(full, keys) is full  # a step written before: rows as they are
     with pytest.raises(ValueError, match="order"):
         compact_scores(full, keys[::-1])
+
+
+def test_a_run_is_needed_again_only_for_the_steps_that_read_it():
+    from benchmarks.peers import steps_of_run
+
+    both = ("genome", "transcript")
+    assert steps_of_run("openspliceai400", both) == [
+        "openspliceai400", "openspliceai400_transcript", "variants_openspliceai400",
+        "variants_openspliceai400_transcript"]  # fmt: skip
+    assert steps_of_run("openspliceai2000_default", ("genome",)) == ["openspliceai2000_default"]
