@@ -209,10 +209,22 @@ def prepare_run_directory(out: Path, *, resume: bool) -> None:
         )
 
 
+def log_value(value):
+    """A log record's value with its floats at 6 significant digits (a loss or a density
+    read to 17 digits says nothing more, and saved runs' logs are kept in git)."""
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, dict):
+        return {k: log_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [log_value(v) for v in value]
+    return value
+
+
 def append_log(run: Path, record: dict) -> None:
     """Append one record to ``RUN/train_log.jsonl``."""
     with open(log_path(run), "a") as handle:
-        handle.write(json.dumps(record) + "\n")
+        handle.write(json.dumps(log_value(record)) + "\n")
 
 
 def read_log(run: Path) -> list[dict]:

@@ -43,6 +43,15 @@ def test_log_appends_reads_and_truncates_after_a_kill(tmp_path):
     assert [json.loads(line)["samples"] for line in lines] == [8, 16]
 
 
+def test_log_records_keep_six_significant_digits(tmp_path):
+    rundir.append_log(tmp_path, {"samples": 2000, "loss": 20.748375190734862, "tightened": False,
+                                 "density": 0.00015873963570667976, "bar": 0.99,
+                                 "per_channel": [0.1234567891, None], "lr": {"g": 1 / 3}})
+    (record,) = rundir.read_log(tmp_path)
+    assert record == {"samples": 2000, "loss": 20.7484, "tightened": False, "density": 0.00015874,
+                      "bar": 0.99, "per_channel": [0.123457, None], "lr": {"g": 0.333333}}
+
+
 def test_require_finished_says_what_is_missing(tmp_path):
     with pytest.raises(RunDirectoryError, match="not a run directory \\(no config.yaml\\)"):
         rundir.require_finished(tmp_path)
