@@ -16,6 +16,7 @@ import torch
 
 from ..models.sparling import SparlingModel
 from ..tasks.base import Batch, Task
+from .glyphs import GlyphAccumulator
 from .identifiability import check_identifiability
 from .motif_metrics import MotifConfusion
 from .perturbation import perturbation_consistency
@@ -166,21 +167,30 @@ def evaluate_model(
     device: torch.device,
     motif_metrics: bool = True,
     perturbation: bool = False,
+    glyphs: bool = False,
 ) -> Evaluation:
     """Metrics of ``model`` on the fixed ``split`` set; restores the model's train mode.
 
     With ``perturbation`` (and a task that allows swaps and knows its motifs) the result also
-    holds the perturbation-consistency score (``evaluate.perturbation``).
+    holds the perturbation-consistency score (``evaluate.perturbation``); with ``glyphs`` (an
+    image or spectrogram task that knows its motifs) each channel's mean input patch
+    (``evaluate.glyphs``) in ``motif["glyphs"]``.
     """
     scorer = SCORERS[task.scoring](task, model, motif_metrics=motif_metrics)
+    patches = glyph_accumulator(model, task) if glyphs else None
     was_training = model.training
     model.eval()
     try:
         for batch in task.eval_batches(split, batch_size):
-            scorer.add(model(batch.x.to(device)), batch)
+            outputs = model(batch.x.to(device))
+            scorer.add(outputs, batch)
+            if patches is not None:
+                patches.add(batch.x.numpy(), outputs["motifs"].float().cpu().numpy())
     finally:
         model.train(was_training)
     result = scorer.result()
+    if patches is not None and result.motif is not None:
+        result.motif["glyphs"] = patches.result(result.motif.get("channel_to_symbol"))
     confusion = getattr(scorer, "confusion", None)
     if perturbation and confusion is not None and task.swappable_symbols():
         result.perturbation = perturbation_consistency(
@@ -188,6 +198,15 @@ def evaluate_model(
             batch_size=batch_size, device=device,
         )  # fmt: skip
     return result
+
+
+def glyph_accumulator(model: SparlingModel, task: Task) -> GlyphAccumulator | None:
+    """Patches one receptive field wide for a sparse model of a task whose motifs are not
+    DNA (a DNA channel's picture is its exported PWM); None where that does not apply."""
+    size = getattr(model.g, "receptive_field", None)
+    if model.sparse is None or size is None or task.exports_motifs:
+        return None
+    return GlyphAccumulator(model.g.motifs, size, getattr(model.g, "stride", 1))
 
 
 def score_model(
@@ -204,7 +223,7 @@ def score_model(
     ``evaluate`` verb and a rescore all score this way)."""
     result = evaluate_model(
         model, task, split, batch_size=batch_size, device=device,
-        perturbation=bool(task.swappable_symbols()),
+        perturbation=bool(task.swappable_symbols()), glyphs=True,
     )  # fmt: skip
     result.identifiability = check_identifiability(
         model, task, split, e2e=result.e2e, measured_density=result.measured_density,

@@ -8,6 +8,8 @@
 * A motif's metaplot (site tasks): observed and expected site counts against signed distance
   to the nearest labelled site, one panel per site class, from its ``positions`` block
   (``evaluate/positions.py``), plus its exon / intron / intergenic shares where recorded.
+* Channel glyphs (image and spectrogram tasks): each channel's mean input patch around its
+  activations (``evaluate/glyphs.py``), titled with the symbol it was matched to.
 
 Figures are matplotlib (Agg backend) PNG bytes, so the report can embed them.
 """
@@ -15,7 +17,9 @@ Figures are matplotlib (Agg backend) PNG bytes, so the report can embed them.
 from __future__ import annotations
 
 import io
+import math
 
+from ..evaluate.glyphs import glyph_image
 from ..export.logos import pyplot
 
 
@@ -129,6 +133,39 @@ def positional_metaplot(block: dict, title: str = "") -> bytes | None:
         if title:
             fig.suptitle(title, fontsize=10)
         fig.tight_layout()
+        return png_bytes(fig)
+    finally:
+        plt.close(fig)
+
+
+def channel_glyphs_figure(glyphs: dict | None) -> bytes | None:
+    """PNG grid of each channel's mean input patch (a picture: dark is ink; a spectrogram:
+    frequency up), titled ``channel: symbol (activations)``; None if no channel fired."""
+    if not glyphs:
+        return None
+    shape = glyphs["shape"]
+    entries = [(c, e, glyph_image(e, shape)) for c, e in glyphs["channels"].items()]
+    if not any(image is not None for _, _, image in entries):
+        return None
+    columns = min(8, len(entries))
+    rows = math.ceil(len(entries) / columns)
+    plt = pyplot()
+    fig, axes = plt.subplots(rows, columns, figsize=(1.3 * columns, 1.5 * rows), squeeze=False)
+    try:
+        for ax in axes.flat:
+            ax.axis("off")
+        for ax, (channel, entry, image) in zip(axes.flat, entries):
+            ax.set_title(f"{channel}: {entry.get('symbol', '-')} ({entry['fires']:,})",
+                         fontsize=7)  # fmt: skip
+            if image is None:
+                continue
+            if image.shape[0] == 1:  # one input channel: a grey picture, ink dark
+                ax.imshow(image[0], cmap="gray_r", interpolation="nearest")
+            else:  # input channels are rows (a spectrogram's frequencies)
+                ax.imshow(image.reshape(image.shape[0], -1), cmap="magma", origin="lower",
+                          aspect="auto", interpolation="nearest")  # fmt: skip
+        fig.suptitle("What each channel fires on (mean input around its activations)",
+                     fontsize=9)  # fmt: skip
         return png_bytes(fig)
     finally:
         plt.close(fig)

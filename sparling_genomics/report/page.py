@@ -49,7 +49,7 @@ from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from .concepts import concepts_section
 from .diagnostics import diagnostics_section
-from .figures import annealing_curve, motif_error_vs_density
+from .figures import annealing_curve, channel_glyphs_figure, motif_error_vs_density
 from .html import figure, fmt, logo_cell, meme_pwms
 from .sections import (
     evaluations_section,
@@ -269,6 +269,10 @@ def build_report(
             + (", perturbation consistency" if "perturbation consistency" in rows else "")
             + ").</p>"
         )
+        glyphs = (metrics.get("motif") or {}).get("glyphs")
+        if glyphs:
+            parts.append(figure(channel_glyphs_figure(glyphs), "channel glyphs",
+                                "No channel fired on the test split."))  # fmt: skip
     elif summary is None:
         parts.append(
             f"<p class=muted>No motifs exported yet ({html.escape(str(motifs_dir))}/motifs.json "

@@ -117,8 +117,17 @@ def evaluate_run(
 def metrics_are_stale(metrics: dict) -> bool:
     """Whether a run's ``metrics.json`` predates a current rule: perturbation consistency
     scored before 2026-11-30 (only the cell's winning channel moved; no
-    ``consistency_single_channel``), or no identifiability block (before 2026-12-02)."""
-    return _old_perturbation(metrics.get("perturbation")) or "identifiability" not in metrics
+    ``consistency_single_channel``), no identifiability block (before 2026-12-02), or an
+    image or spectrogram task's motif block without its channel glyphs (before 2026-12-06)."""
+    return (_old_perturbation(metrics.get("perturbation")) or "identifiability" not in metrics
+            or _missing_glyphs(metrics))  # fmt: skip
+
+
+def _missing_glyphs(metrics: dict) -> bool:
+    motif = metrics.get("motif")
+    if not isinstance(motif, dict) or "glyphs" in motif:
+        return False
+    return not task_class(metrics["task"]).exports_motifs  # DNA motifs are exported PWMs
 
 
 def _old_perturbation(block) -> bool:
@@ -132,8 +141,9 @@ def _annealing_complete(metrics: dict) -> bool | None:
 
 
 def rescore_stale(run: Path, metrics: dict) -> dict:
-    """``metrics`` with its test-split perturbation and identifiability blocks recomputed
-    from the run's final weights under the current rules; written back atomically.
+    """``metrics`` with its test-split perturbation and identifiability blocks (and an image
+    task's channel glyphs) recomputed from the run's final weights under the current rules;
+    written back atomically.
 
     The perturbation picks are seeded as before, so ``consistency_single_channel``
     reproduces an old figure; a replaced perturbation block is kept under
@@ -147,6 +157,8 @@ def rescore_stale(run: Path, metrics: dict) -> dict:
         metrics["perturbation_before_rescore"] = metrics["perturbation"]
     metrics["perturbation"] = result.perturbation
     metrics["identifiability"] = result.identifiability
+    if result.motif and "glyphs" in result.motif:
+        metrics["motif"] = {**(metrics.get("motif") or {}), "glyphs": result.motif["glyphs"]}
     write_metrics(run, metrics)
     return metrics
 

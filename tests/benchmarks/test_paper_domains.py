@@ -32,12 +32,15 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
     current = metrics["perturbation"]
     stale = {k: v for k, v in current.items() if k != "consistency_single_channel"}
     stale["consistency"] = current["consistency_single_channel"]
-    # A run from before the identifiability check gets it from the same weights too.
+    # A run from before the identifiability check gets it from the same weights too, and
+    # one from before channel glyphs its glyphs.
     older = {k: v for k, v in metrics.items() if k != "identifiability"}
+    older["motif"] = {k: v for k, v in metrics["motif"].items() if k != "glyphs"}
     path.write_text(json.dumps({**older, "perturbation": stale}))
     run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny", benchmarks_md=md)
     rescored = json.loads(path.read_text())
     assert rescored["identifiability"] == metrics["identifiability"]
+    assert rescored["motif"] == metrics["motif"]
     assert rescored["perturbation"] == current
     assert rescored["perturbation_before_rescore"] == stale
     assert rescored["samples_seen"] == metrics["samples_seen"]

@@ -4,6 +4,7 @@ import json
 import math
 
 import pytest
+import yaml
 
 from sparling_genomics.domains.digit_circle import generate_batch
 
@@ -65,6 +66,16 @@ def test_tiny_digit_circle_train_end_to_end(cli, tmp_path):
     metrics = json.loads((tmp_path / "m.json").read_text())
     saved = json.loads((out / "metrics.json").read_text())
     assert metrics["e2e"] == saved["e2e"] and metrics["perturbation"] == saved["perturbation"]
+    # Each channel's mean input patch, one receptive field wide, drawn in the report.
+    from sparling_genomics.report.page import build_report
+
+    glyphs = saved["motif"]["glyphs"]
+    assert glyphs == metrics["motif"]["glyphs"]
+    assert glyphs["shape"] == [1, glyphs["size"], glyphs["size"]] and glyphs["size"] % 2 == 1
+    channels = yaml.safe_load((out / "config.yaml").read_text())["model"]["motif_channels"]
+    assert list(glyphs["channels"]) == [str(c) for c in range(channels)]
+    assert sum(c["fires"] for c in glyphs["channels"].values()) > 0
+    assert 'alt="channel glyphs"' in build_report(out)
 
 
 def test_stride_2_cells_hold_every_map_position_of_the_padded_box():

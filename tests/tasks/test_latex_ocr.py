@@ -50,11 +50,13 @@ def test_tiny_latex_train_end_to_end(cli, tmp_path):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["motif"]["ce_matching"] == "many_to_one"
     assert 0 <= metrics["e2e"]["edit_error"] <= 1 and "perturbation" in metrics
-    # The report: annealing curve + the Figure-4 plot (errors against density), no DNA export
+    # The report: annealing curve, the Figure-4 plot (errors against density) and each
+    # channel's glyph (mean input patch), no DNA export
     result = cli("report", "--model", out)
     assert result.returncode == 0, result.stderr
     text = (out / "report.html").read_text()
-    assert text.count("data:image/png;base64,") == 2 and "apply to DNA tasks" in text
+    assert text.count("data:image/png;base64,") == 3 and "apply to DNA tasks" in text
+    assert 'alt="channel glyphs"' in text
     assert "sparling-genomics export" not in text
 
 
