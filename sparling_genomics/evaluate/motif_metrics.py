@@ -10,6 +10,10 @@ channel. From the counts (rows: channels + "none", columns: symbols + "none"):
 * CE  = 1 - matched / found motifs, where "matched" is the best one-to-one channel -> symbol
   assignment (Hungarian, ``scipy.optimize.linear_sum_assignment``) or, many-to-one, each
   channel mapped to the symbol it most often finds.
+* Spread = the mean, over found motifs, of the share of the cell's per-channel peaks (their
+  sum) outside the winning channel: 0 where one channel alone marks each motif, near
+  ``1 - 1/C`` where every channel fires on it alike (a distributed code). Unlike CE it is
+  read at any density, so a run's log shows where the code is one-channel and where not.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ class MotifConfusion:
         self.channels = channels
         self.symbols = symbols
         self.counts = np.zeros((channels + 1, symbols + 1), dtype=np.int64)
+        self.spread_sum = 0.0  # over found motifs: the cell's peak mass off its winner
 
     @property
     def none_channel(self) -> int:
@@ -47,6 +52,7 @@ class MotifConfusion:
             m[region] = 0
             if (per_channel > 0).any():
                 self.counts[int(per_channel.argmax()), symbol] += 1
+                self.spread_sum += 1.0 - float(per_channel.max() / per_channel.sum())
             else:
                 self.counts[self.none_channel, symbol] += 1
         leftover = (m.reshape(m.shape[0], -1) > 0).sum(axis=1)
@@ -127,12 +133,18 @@ class MotifConfusion:
         fp = self.counts[: self.channels, self.none_symbol]
         return {str(c): int(n) for c, n in enumerate(fp) if n}
 
+    def spread(self) -> float:
+        """Mean share of a found motif's cell peaks outside its winning channel."""
+        found = int(self.found().sum())
+        return self.spread_sum / found if found else 0.0
+
     def summary(self) -> dict[str, float]:
         return {
             "fne": self.fne(),
             "fpe": self.fpe(),
             "ce": self.ce(),
             "ce_many_to_one": self.ce_many_to_one(),
+            "spread": self.spread(),
             "true_motifs": int(self.counts[:, : self.symbols].sum()),
             "false_positive_activations": int(self.counts[: self.channels, self.none_symbol].sum()),
         }

@@ -62,8 +62,9 @@ def annealing_curve(records: list[dict], metric: str) -> bytes | None:
 
 
 def motif_error_vs_density(records: list[dict]) -> bytes | None:
-    """PNG of validation FNE/FPE/CE (and E2EE, the edit error of the output, where logged)
-    against density: the Sparling paper's Figure 4. None if the run logged no motif errors."""
+    """PNG of validation FNE/FPE/CE (and E2EE, the edit error of the output, and the
+    spread of a motif's cell over channels, where logged) against density: the Sparling
+    paper's Figure 4. None if the run logged no motif errors."""
     rows = [r for r in records if r.get("val_fne") is not None and r.get("density")]
     if not rows:
         return None
@@ -77,6 +78,9 @@ def motif_error_vs_density(records: list[dict]) -> bytes | None:
         if all(r.get("val_edit_error") is not None for r in rows):
             ax.plot(density, [r["val_edit_error"] for r in rows], "o-", markersize=3,
                     color="tab:blue", label="E2EE")  # fmt: skip
+        if all(r.get("val_spread") is not None for r in rows):  # logged since 2026-12-06
+            ax.plot(density, [r["val_spread"] for r in rows], "--", color="tab:gray",
+                    label="spread (cell peaks off the winner)")  # fmt: skip
         ax.set_xscale("log")
         ax.invert_xaxis()  # annealing runs from dense to sparse: read left to right
         ax.set_xlabel("sparse-layer density (annealing moves left to right)")

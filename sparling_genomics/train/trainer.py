@@ -222,7 +222,7 @@ class Trainer:
             "density": self.model.density,
             "val_density": result.measured_density,
         }
-        for key in ("fne", "fpe", "ce"):
+        for key in ("fne", "fpe", "ce", "spread"):
             if key in (result.motif or {}):
                 record[f"val_{key}"] = result.motif[key]
         s["init_best"] = max(s["init_best"], accuracy)

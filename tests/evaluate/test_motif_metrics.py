@@ -24,6 +24,18 @@ def test_hand_built_one_dimensional_case():
     assert conf.fpe() == pytest.approx(1 / 3)
     # channel 0 -> symbol 0, channel 1 -> symbol 1: no confusion.
     assert conf.ce() == 0.0 and conf.ce_many_to_one() == 0.0
+    # A's cell peaks 1.0 and 0.5 (a third off the winner), B's one channel alone.
+    assert conf.spread() == pytest.approx((1 / 3 + 0) / 2)
+    assert conf.summary()["spread"] == conf.spread()
+
+
+def test_spread_is_zero_for_one_channel_and_near_one_for_all_alike():
+    one, alike = MotifConfusion(4, 1), MotifConfusion(4, 1)
+    m = np.zeros((4, 10))
+    m[2, 5] = 1.0
+    one.add_sample(m, [cell(3, 8, 0)])
+    alike.add_sample(np.ones((4, 10)), [cell(3, 8, 0)])
+    assert one.spread() == 0.0 and alike.spread() == pytest.approx(0.75)
 
 
 def test_confusion_permutation_and_many_to_one():
@@ -78,7 +90,7 @@ def test_two_dimensional_cells_and_argmax():
 
 def test_empty_cases_are_zero_not_nan():
     conf = MotifConfusion(2, 2)
-    assert conf.fne() == conf.fpe() == conf.ce() == conf.ce_many_to_one() == 0.0
+    assert conf.fne() == conf.fpe() == conf.ce() == conf.ce_many_to_one() == conf.spread() == 0.0
 
 
 def test_input_is_not_modified():
