@@ -42,7 +42,7 @@ def test_density_for_recall_is_the_first_step_that_reaches_the_recall():
 
 def test_core_site_recall_raises_the_core_densities_with_peaks_kept(tiny_dataset, tmp_path):
     from sparling_genomics.config import dump_yaml
-    from sparling_genomics.rundir import create_run_directory
+    from sparling_genomics.rundir import create_run_directory, log_value
     from sparling_genomics.train.trainer import Trainer
 
     overrides = [{"data": {"dataset": str(tiny_dataset)}, "model": {"core_site_recall": 0.9}}]
@@ -57,7 +57,8 @@ def test_core_site_recall_raises_the_core_densities_with_peaks_kept(tiny_dataset
                                record["core_site_shares"]):  # fmt: skip
         assert layer.density >= f * 0.999 and layer.peak_below == 1.0
         assert share >= 0.9 or layer.density * CORE_DENSITY_STEP > CORE_DENSITY_CAP
-    assert record["core_densities"] == [layer.density for layer in trainer.model.core_sparse]
+    densities = [layer.density for layer in trainer.model.core_sparse]
+    assert record["core_densities"] == log_value(densities)  # the log keeps 6 digits
     # One call per site: no two core calls within the peak window of each other.
     out = trainer.model.eval()(trainer.task.train_batch(0, 4).x)["core_motifs"]
     r = config.model.sparse.peak_window
