@@ -159,10 +159,12 @@ DEFAULTS = {
         "max_seconds": 3_600.0,
         "eval_every": 5_000,
         "eval_batch_size": 500,
-        # 250k final samples at the true density (was 100k: draws 1/2 88.65/85.55% -> 91.45/
-        # 87.65%), the learning rate along a half cosine (was constant: draw 3 without the
-        # sparse layer, one host, 86.2 -> 88.3% test exact match; BENCHMARKS.md "Planted motifs").
-        "final_samples": 250_000,
+        # 500k final samples at the true density (100k -> 250k: draws 1/2 88.65/85.55% -> 91.45/
+        # 87.65%; 250k -> 500k, one host, same annealing path: seed 2 96.75 -> 97.75%, draw 2
+        # 87.85 -> 89.80%, draw 3 83.40 -> 82.95%, bench_runs/planted_cpu_preset), the
+        # learning rate along a half cosine (was constant: draw 3 without the sparse layer, one
+        # host, 86.2 -> 88.3% test exact match; BENCHMARKS.md "Planted motifs").
+        "final_samples": 500_000,
         "final_lr_schedule": "cosine",
         # A fresh initialisation when validation exact match is under 5% after 100k samples:
         # every run of bench_runs/archive/planted_i24c but one passed 5% by 45k; draw 3 sat at loss
@@ -183,7 +185,8 @@ DEFAULTS = {
         # Every 50k samples once the density is within 1.5x the true one, the busiest motif is
         # split into an idle one (at most 2 a run; train/channel_split.py). One host, against
         # the rollback rule alone (planted_i24i: seeds 97.3/97.1/78.1%, draws 90.5/72.4/83.4%):
-        # seeds 97.3/97.1/96.8%, draws 90.5/87.9/83.4% (planted_cpu_preset). Looking from
+        # seeds 97.3/97.1/96.8%, draws 90.5/87.9/83.4% (250k final samples,
+        # archive/planted_cpu_preset_final250k). Looking from
         # 8x (the default) split an idleness of draw 1 mid-annealing that would have passed:
         # seeds 97.4/97.1/96.8%, draws 84.9/89.3/83.6% (planted_split_within8).
         "split_samples": 50_000,

@@ -11,7 +11,8 @@ weights to 0.96 validation exact match, the two copies each taking one motif (te
 150k; ``scripts/try_split.py``); draw 2 likewise (0.71 -> 0.85). Trained with the rule on one
 host looking from 8x the true density (``bench_runs/planted_split_within8``): seed 2 78.10 ->
 96.75%, draw 2 72.40 -> 89.25%, but draw 1 90.50 -> 84.90%: a look mid-annealing can find an
-idleness that would have passed. Looking from 1.5x (the planted presets; ``planted_cpu_preset``):
+idleness that would have passed. Looking from 1.5x (the planted presets; 250k final samples,
+``archive/planted_cpu_preset_final250k``):
 seed 2 96.75%, draw 2 87.85%, draw 1 90.50% (no split), mean of six runs 91.50 -> 92.14%.
 
 The rule, with ``annealing.split_samples`` W (0 or unset: off): once the density (after the

@@ -28,7 +28,8 @@ four). All six runs on the AMD host: seeds 0/1/2 97.25/97.10/78.10%, draws 1/2/3
 83.40% (draw 2: 59.55 -> 72.40% against the first form on the same host). Seed 2 and draw 2
 still lost a motif: one channel carries two and another is idle (``evaluate/
 identifiability.py``), and a smaller step does not give it back; the idle-split rule
-(``channel_split.py``) does (seed 2 78.10 -> 96.75%, draw 2 72.40 -> 87.85%; planted_cpu_preset).
+(``channel_split.py``) does (seed 2 78.10 -> 96.75%, draw 2 72.40 -> 87.85%;
+archive/planted_cpu_preset_final250k).
 On DigitCircle's time budget the rule cost more than it gave (``docs/paper-domains.md``,
 attempt 15).
 
