@@ -160,8 +160,9 @@ DEFAULTS = {
         "eval_every": 5_000,
         "eval_batch_size": 500,
         # 500k final samples at the true density (100k -> 250k: draws 1/2 88.65/85.55% -> 91.45/
-        # 87.65%; 250k -> 500k, one host, same annealing path: seed 2 96.75 -> 97.75%, draw 2
-        # 87.85 -> 89.80%, draw 3 83.40 -> 82.95%, bench_runs/planted_cpu_preset), the
+        # 87.65%; 250k -> 500k, one host, same annealing paths: seeds 97.25/97.10/96.75 ->
+        # 96.90/97.75/97.75%, draws 90.50/87.85/83.40 -> 91.55/89.80/82.95%,
+        # bench_runs/planted_cpu_preset), the
         # learning rate along a half cosine (was constant: draw 3 without the sparse layer, one
         # host, 86.2 -> 88.3% test exact match; BENCHMARKS.md "Planted motifs").
         "final_samples": 500_000,
