@@ -162,9 +162,9 @@ DEFAULTS = {
         # 500k final samples at the true density (100k -> 250k: draws 1/2 88.65/85.55% -> 91.45/
         # 87.65%; 250k -> 500k, one host, same annealing paths: seeds 97.25/97.10/96.75 ->
         # 96.90/97.75/97.75%, draws 90.50/87.85/83.40 -> 91.55/89.80/82.95%,
-        # bench_runs/planted_cpu_preset), the
-        # learning rate along a half cosine (was constant: draw 3 without the sparse layer, one
-        # host, 86.2 -> 88.3% test exact match; BENCHMARKS.md "Planted motifs").
+        # bench_runs/planted_cpu_preset), the learning rate along a half cosine (was constant:
+        # draw 3 without the sparse layer, one host, 86.2 -> 88.3% test exact match;
+        # BENCHMARKS.md "Planted motifs").
         "final_samples": 500_000,
         "final_lr_schedule": "cosine",
         # A fresh initialisation when validation exact match is under 5% after 100k samples:
@@ -187,8 +187,8 @@ DEFAULTS = {
         # split into an idle one (at most 2 a run; train/channel_split.py). One host, against
         # the rollback rule alone (planted_i24i: seeds 97.3/97.1/78.1%, draws 90.5/72.4/83.4%):
         # seeds 97.3/97.1/96.8%, draws 90.5/87.9/83.4% (250k final samples,
-        # archive/planted_cpu_preset_final250k). Looking from
-        # 8x (the default) split an idleness of draw 1 mid-annealing that would have passed:
+        # archive/planted_cpu_preset_final250k). Looking from 8x (the default) split an
+        # idleness of draw 1 mid-annealing that would have passed:
         # seeds 97.4/97.1/96.8%, draws 84.9/89.3/83.6% (planted_split_within8).
         "split_samples": 50_000,
         "split_within": 1.5,
