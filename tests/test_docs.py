@@ -1,4 +1,5 @@
-"""The README stays a newcomer's page, and the documentation's relative links lead somewhere."""
+"""The README stays a newcomer's page, the documentation's relative links lead somewhere, and
+the presets table of docs/method.md states the defaults the code sets."""
 
 import re
 
@@ -45,3 +46,12 @@ def test_the_link_reader_sees_links_and_skips_code_urls_and_anchors():
             "`[not](a-link.md)` [web](https://example.org) [here](#top)\n"
             "```\n[in](fence.md)\n```\n")  # fmt: skip
     assert relative_links(text) == ["docs/usage.md", "img/a.png"]
+
+
+def test_the_presets_table_states_the_planted_final_phase_the_code_sets():
+    from sparling_genomics.tasks.planted_motifs import DEFAULTS
+
+    final = DEFAULTS["train"]["final_samples"]
+    row = next(line for line in (REPO / "docs" / "method.md").read_text().splitlines()
+               if line.startswith("| `cpu` |"))  # fmt: skip
+    assert f"{final // 1000}k final samples at the true density" in row
