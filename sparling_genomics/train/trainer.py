@@ -129,7 +129,7 @@ class Trainer:
             stop_density=self.stop_density,
             multiplier=a.multiplier,
             initial_bar=a.initial_bar,
-            bar_decay_per_sample=a.bar_decay_per_sample,
+            bar_decay_per_sample=a.bar_decay_per_sample, **a.late_bar(),
             finish_by_samples=(a.finish_by_samples or 0) if self.annealing else 0,
         )
         self.probation = StepProbation.from_settings(a)  # rollback.py; off unless set

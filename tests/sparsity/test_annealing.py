@@ -130,3 +130,34 @@ def test_paused_annealer_moves_the_bar_and_never_steps():
                                 initial_bar=0.5, finish_by_samples=100)  # fmt: skip
     decision = annealer.update(200, 0.9, pause=True)  # clears the bar, past the deadline
     assert not decision.tightened and annealer.bar == 0.9 and annealer.origin == 0
+
+
+def test_the_late_bar_falls_at_its_own_rate_near_the_stop_density():
+    """Within ``late_within`` x the stop density the bar falls at the late rate; above it, and
+    without a late rate, at ``bar_decay_per_sample``."""
+    a = SparsityAnnealer(start_density=0.4, stop_density=0.01, multiplier=0.5, initial_bar=0.9,
+                         bar_decay_per_sample=0.001, late_bar_decay_per_sample=0.0001,
+                         late_within=4.0)  # fmt: skip
+    a.update(100, 0.0)  # density 0.4 (40x the stop): the early rate, bar 0.9 - 0.1
+    assert a.bar == pytest.approx(0.8)
+    a.density = 0.04  # exactly 4x the stop density: late
+    a.update(200, 0.0)
+    assert a.bar == pytest.approx(0.79)
+    off = SparsityAnnealer(start_density=0.04, stop_density=0.01, initial_bar=0.9,
+                           bar_decay_per_sample=0.001)  # fmt: skip
+    off.update(100, 0.0)
+    assert off.bar == pytest.approx(0.8)
+
+
+def test_a_late_within_below_one_is_refused():
+    with pytest.raises(ConfigError, match="late_within"):
+        SparsityAnnealer(start_density=0.5, stop_density=0.01, late_within=0.5)
+
+
+def test_the_config_block_gives_the_late_bar_or_none():
+    from sparling_genomics.sparsity.annealing import AnnealingSettings
+
+    assert AnnealingSettings().late_bar() == {"late_bar_decay_per_sample": -1.0,
+                                              "late_within": 4.0}  # fmt: skip
+    late = AnnealingSettings(late_bar_decay_per_sample=2e-6, late_within=2).late_bar()
+    assert late == {"late_bar_decay_per_sample": 2e-6, "late_within": 2.0}
