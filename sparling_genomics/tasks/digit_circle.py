@@ -90,14 +90,13 @@ DEFAULTS = {
         # the bar falls 1% per evaluation (the paper: every 20,000 samples, 0.2%), so the
         # 27 steps to the true density fit a 30-minute CPU budget.
         "eval_every": 2_000,
-        # After annealing (which ends at 170-210k samples), the learning rate decayed along
-        # a half cosine over 240k samples, in a 40-minute budget. At 160k (the preset of
-        # 2026-12-05) validation exact match was still rising at the end and seed 2 missed
-        # E2EE by 0.06 points; 64k -> 160k, means of seeds 0-2: E2EE 4.4 -> 2.4%, FNE 3.3 ->
-        # 1.7%; at 320k seed 0's rise ended ~200k into the phase (docs/paper-domains.md,
-        # BENCHMARKS.md "DigitCircle").
-        "final_samples": 240_000,
-        "max_seconds": 2_400.0,
+        # After annealing (which ends at 170-195k samples), the learning rate decayed along
+        # a half cosine over 160k samples: seeds 0-2 end by schedule in 22-24 minutes of
+        # the 27-minute budget. At 64k, validation exact match was still rising (0.81 ->
+        # 0.88) when the runs ended; 64k -> 160k, means of seeds 0-2: E2EE 4.4 -> 2.4%,
+        # FNE 3.3 -> 1.7%, consistency 93.5 -> 96.7% (docs/paper-domains.md, BENCHMARKS.md
+        # "DigitCircle").
+        "final_samples": 160_000,
         "final_lr_schedule": "cosine",
         # Whether a seed leaves the dense task's plateau (training loss ~2.3: the right
         # number of digits, not which) within ~20k samples is down to chance: seed 2 never
@@ -113,16 +112,6 @@ DEFAULTS = {
     "annealing": {
         "stop_density": "auto",  # one pixel per digit: 4.5e-5 (the paper's 4.49e-5)
         "bar_decay_per_sample": 5e-6,
-        # A guard against a step that loses a digit (train/rollback.py): a step after which
-        # validation exact match stays more than 0.1 under its level for 20k samples is
-        # taken back and retaken smaller. Dips of 0.3-0.5 that recover within 12k samples
-        # are the rule here, so the tolerance is wide; replayed on the logs of the 12-channel
-        # runs since 2026-12-05 it fires only where a digit was lost (attempt 21, seed 1).
-        "rollback_samples": 20_000,
-        "rollback_tolerance": 0.1,
-        # The bar falls at half its rate within 4x the stop density (sparsity/annealing.py):
-        # the last steps wait for the model to recover from the one before.
-        "late_bar_decay_per_sample": 2.5e-6,
     },
 }
 
@@ -147,9 +136,7 @@ PRESETS: dict[str, dict] = {
             "max_seconds": 36_000.0,
             "eval_every": 20_000,
         },
-        # Algorithm 1 as published: one bar decay, no step ever taken back.
-        "annealing": {"bar_decay_per_sample": 1e-7, "rollback_samples": None,
-                      "rollback_tolerance": None, "late_bar_decay_per_sample": None},
+        "annealing": {"bar_decay_per_sample": 1e-7},
         "data": {"val_size": 2000, "test_size": 5000},
     },
     "tiny": {
@@ -163,8 +150,7 @@ PRESETS: dict[str, dict] = {
             "final_samples": 40,
             "checkpoint_every_seconds": 0.0,
         },
-        "annealing": {"bar_decay_per_sample": 1e-2, "late_bar_decay_per_sample": 5e-3,
-                      "stop_density": 0.05},
+        "annealing": {"bar_decay_per_sample": 1e-2, "stop_density": 0.05},
     },
 }
 
@@ -178,13 +164,8 @@ class DigitCircleTask(Task):
     model_config = DigitCircleModel
     defaults = DEFAULTS
     presets = PRESETS
-    # Runs saved before the shared budget was the default fired each channel at the density;
-    # those saved before the rollback guard and the late bar had neither.
-    saved_run_defaults = {
-        "model": {"sparse": {"share_range": [1.0, 1.0]}},
-        "annealing": {"rollback_samples": None, "rollback_tolerance": None,
-                      "late_bar_decay_per_sample": None},  # fmt: skip
-    }
+    # Runs saved before the shared budget was the default fired each channel at the density.
+    saved_run_defaults = {"model": {"sparse": {"share_range": [1.0, 1.0]}}}
 
     def __init__(self, config: RunConfig, seed: int) -> None:
         super().__init__(config, seed)
