@@ -19,14 +19,17 @@ alone decides while it keeps ahead of that line. No preset uses it: on the plant
 at N = 450k it forced steps while one seed's accuracy sat at 0.63 and left two channels dead
 (``bench_runs/archive/planted_i24``).
 
-A *late* bar (``late_bar_decay_per_sample``; None: off) falls at its own, slower rate once the
-density is within ``late_within`` (4) x the stop density. Near the true density a step costs
-the most and the model needs the longest to recover; a bar that falls as fast there as at the
-start takes the last steps while accuracy is still low (DigitCircle, runs with a 160-320k-sample
-final phase: the last step taken at validation exact match 0.84-0.90 in the runs that ended at
-E2EE 1.4-2.2%, at 0.73-0.76 in those that ended at 2.7-3.1%, at 0.65 in the one that lost a
-digit; ``docs/paper-domains.md``). The paper's bar falls 0.2% per 20k samples all the way, 50x
-slower than the CPU presets'.
+A *late* bar (``late_bar_decay_per_sample``; None: off, no preset sets it) falls at its own
+rate once the density is within ``late_within`` (4) x the stop density. The paper's bar falls
+0.2% per 20k samples all the way, 50x slower than the CPU presets', and a bar that falls fast
+near the true density takes the last steps while accuracy is still low (DigitCircle, runs
+with a 160-320k-sample final phase: the last step taken at validation exact match 0.84-0.90
+in the runs that ended at E2EE 1.4-2.2%, at 0.73-0.76 in those that ended at 2.7-3.1%).
+Measured once, at half the rate, on a DigitCircle seed whose path the run without it
+repeated exactly up to that point: the last two steps were taken at 0.91 and 0.82 instead
+of 0.82 and 0.73, and the run ended worse (test E2EE 9.8% against 2.7%: a digit split over
+four channels while the model waited 40k samples at 1.4x the true density;
+``docs/paper-domains.md``, attempt 23).
 
 A *held* evaluation (the task is not yet its final task: a curriculum still growing) moves
 the bar as usual but never tightens, and the deadline counts from the last held one. A
@@ -81,6 +84,10 @@ class AnnealingSettings:
     split_within: float | None = bounded(None, min=1, optional=True, settable=True)
     split_limit: int | None = bounded(None, min=0, optional=True, settable=True)
     split_on_rollback: bool | None = bounded(None, optional=True, settable=True)
+    # Which motif a split copies: the most needed (None: "busiest"), or one whose firings form
+    # two clusters ("two_patterns"; no split without one).
+    split_source: Literal["busiest", "two_patterns"] | None = bounded(None, optional=True,
+                                                                      settable=True)
     # Re-initialise wasted motifs, near-copies and never-needed ones (train/channel_resample.py):
     # samples between looks (None or 0: off), the density (x the stop density) below which
     # looks start (None: 8), the share of the final phase after which they end (None: 0.5)

@@ -38,6 +38,16 @@ two idle channels: 96.75 -> 68.90%. A step that costs a motif is better taken ba
 split answers an idleness that outlasts the retake. A look at any evaluation on probation (the
 first form) split a transient idleness at the step's own evaluation (draw 2: 84.15%,
 ``planted_i24k_look_in_probation``).
+
+With ``split_source: two_patterns`` the source is not the busiest motif but one that shows it
+carries two (``evaluate/firing_clusters.py``: the two 2-means clusters of g's features where it
+fires point two ways, cosine under 0.9, the smaller at least a tenth of its firings), and no
+split is made without one. With spare channels, as on DigitCircle (12 for 10 digits), an idle
+channel is the design, so idleness alone is no evidence (attempt 16 copied one-digit channels
+into the spares twice, and each pair went on sharing its digit). The two copies' ``g`` filters
+are then moved apart along the line between the two clusters' mean features (the source
+towards the larger, the target towards the smaller, by ``AIM`` x the filter's norm), not by
+noise alone.
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ import numpy as np
 import torch
 
 from ..config import restore_fields
+from ..evaluate.firing_clusters import firing_clusters, two_pattern_motifs
 from ..evaluate.identifiability import IDLE_SHARE, channel_necessity, idle_channels
 from ..models.split import apply_split, split_edits
 from ..sparsity.annealing import AnnealingSettings
@@ -55,6 +66,9 @@ from ..sparsity.annealing import AnnealingSettings
 DEFAULT_WITHIN = 8.0  # checks start once the density is at most this x the stop density
 DEFAULT_LIMIT = 2  # splits per run
 NOISE = 0.05  # relative noise that moves the two copies' g filters apart
+MAX_COS = 0.9  # two_patterns: firing clusters this far apart or more (one motif: 0.99-1.00)
+MIN_SHARE = 0.1  # ... the smaller cluster at least this share of the motif's firings
+AIM = 0.2  # two_patterns: each copy's filter moved by this x its norm towards its cluster
 
 
 def pick_split(alpha: list[float], share: float = IDLE_SHARE) -> tuple[int, int] | None:
@@ -67,6 +81,22 @@ def pick_split(alpha: list[float], share: float = IDLE_SHARE) -> tuple[int, int]
     return int(np.argmax(alpha)), min(idle, key=lambda c: alpha[c])
 
 
+@torch.no_grad()
+def aim_split(model, source: int, target: int, centres) -> None:
+    """Move the ``g`` output filters of ``source`` towards the first of two mean feature
+    vectors ``centres`` (the larger cluster) and of ``target`` towards the second, each by
+    ``AIM`` x its norm along the unit line between them."""
+    weight = model.g.out.weight
+    line = torch.as_tensor(centres[0] - centres[1], dtype=weight.dtype, device=weight.device)
+    line = line / line.norm().clamp_min(1e-12)
+    groups = model.motif_groups()
+    for motif, sign in ((source, 1.0), (target, -1.0)):
+        for channel in groups[motif]:
+            row = weight[channel].reshape(-1)
+            shift = sign * AIM * row.norm() * line
+            weight[channel] = (row + shift).reshape(weight[channel].shape)
+
+
 @dataclass
 class IdleSplit:
     """The rule's settings and what it has done (``log``: samples, source, target and their
@@ -76,6 +106,7 @@ class IdleSplit:
     within: float = DEFAULT_WITHIN
     limit: int = DEFAULT_LIMIT
     on_rollback: bool = False  # look before a step is taken back; a split keeps the step
+    source: str = "busiest"  # or "two_patterns": a motif whose firings form two clusters
     splits: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
@@ -85,7 +116,8 @@ class IdleSplit:
         within = DEFAULT_WITHIN if a.split_within is None else a.split_within
         limit = DEFAULT_LIMIT if a.split_limit is None else a.split_limit
         return cls(samples=a.split_samples or 0, within=float(within), limit=int(limit),
-                   on_rollback=bool(a.split_on_rollback))  # fmt: skip
+                   on_rollback=bool(a.split_on_rollback),
+                   source=a.split_source or "busiest")  # fmt: skip
 
     @property
     def enabled(self) -> bool:
@@ -141,14 +173,26 @@ class IdleSplit:
         if pick is None:
             return {}
         source, target = pick
+        centres = cos = None
+        if self.source == "two_patterns":
+            clusters = firing_clusters(model, trainer.task, "val", device=trainer.device,
+                                       batch_size=trainer.config.train.eval_batch_size)  # fmt: skip
+            idle = set(idle_channels(dict(enumerate(alpha)), IDLE_SHARE, dead=True))
+            found = two_pattern_motifs(clusters, max_cos=MAX_COS, min_share=MIN_SHARE, skip=idle)
+            if not found:
+                return {}
+            source = found[0]
+            centres, cos = clusters[source]["centres"], clusters[source]["cos"]
         generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + self.splits)
         apply_split(model, source, target, optimizer=trainer.optimizer, noise=NOISE,
                     generator=generator)  # fmt: skip
+        if centres is not None:
+            aim_split(model, source, target, centres)
         self.splits += 1
         entry = [samples, source, target, alpha[source], alpha[target], model.density]
-        self.log.append(entry)
-        return {"split": {"source": source, "target": target,
-                          "alpha": [alpha[source], alpha[target]]}}  # fmt: skip
+        self.log.append(entry if cos is None else [*entry, cos])
+        record = {"source": source, "target": target, "alpha": [alpha[source], alpha[target]]}
+        return {"split": record if cos is None else {**record, "cos": cos}}
 
     def state_dict(self) -> dict:
         return asdict(self)
@@ -159,5 +203,5 @@ class IdleSplit:
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.split``)."""
         return {"samples": self.samples, "within": self.within, "limit": self.limit,
-                "on_rollback": self.on_rollback, "splits": self.splits,
-                "log": self.log}  # fmt: skip
+                "on_rollback": self.on_rollback, "source": self.source,
+                "splits": self.splits, "log": self.log}  # fmt: skip

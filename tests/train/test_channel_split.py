@@ -120,3 +120,52 @@ def test_a_model_that_cannot_split_fails_before_the_run(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="head that can share its inputs"):
         Trainer(_tiny(split_samples=320), tmp_path / "run", progress=False)
     Trainer(_tiny(split_samples=0), tmp_path / "run", progress=False)  # off: no check
+
+
+def _scripted_clusters(monkeypatch, two_way: set[int], looks: list):
+    """Motifs in ``two_way`` fire in two clusters pointing two ways (cosine 0.5 for motif 1,
+    0.7 for others), the rest in one."""
+
+    def clusters(model, task, split, **kwargs):
+        looks.append(split)
+        hidden = model.g.out.weight.shape[1]
+        centres = torch.zeros(2, hidden).numpy()
+        centres[0, 0], centres[1, 1] = 1.0, 1.0
+        return [{"firings": 50, "cos": (0.5 if c == 1 else 0.7) if c in two_way else 1.0,
+                 "minor": 0.3, "centres": centres} for c in range(model.learned)]  # fmt: skip
+
+    monkeypatch.setattr(channel_split, "firing_clusters", clusters)
+
+
+def test_two_patterns_splits_only_a_motif_that_fires_two_ways(tmp_path, monkeypatch):
+    """``split_source: two_patterns``: an idle motif alone is no reason to split; a motif whose
+    firings form two clusters is copied into the idle one (the most distinct first), and the
+    copies' g filters are moved apart along the line between the clusters."""
+    _scripted_necessity(monkeypatch, idle=2)
+    looks: list = []
+    _scripted_clusters(monkeypatch, set(), looks)
+    metrics = train(_tiny(split_samples=320, split_source="two_patterns"), tmp_path / "none",
+                    progress=False)  # fmt: skip
+    assert looks and metrics["annealing"]["split"]["splits"] == 0
+
+    looks.clear()
+    _scripted_clusters(monkeypatch, {1, 3}, looks)
+    aimed = []
+    aim = channel_split.aim_split
+
+    def watched(model, source, target, centres):
+        w = model.g.out.weight.detach().reshape(model.g.out.weight.shape[0], -1).clone()
+        aim(model, source, target, centres)
+        after = model.g.out.weight.detach().reshape(w.shape)
+        line = torch.as_tensor(centres[0] - centres[1], dtype=w.dtype)
+        groups = model.motif_groups()
+        aimed.append(all(float((after[c] - w[c]) @ line) > 0 for c in groups[source])
+                     and all(float((after[c] - w[c]) @ line) < 0 for c in groups[target]))
+
+    monkeypatch.setattr(channel_split, "aim_split", watched)
+    metrics = train(_tiny(split_samples=320, split_source="two_patterns", split_limit=1),
+                    tmp_path / "two", progress=False)  # fmt: skip
+    log = [r["split"] for r in read_log(tmp_path / "two") if "split" in r]
+    assert [(s["source"], s["target"], s["cos"]) for s in log] == [(1, 2, 0.5)]
+    assert aimed == [True]
+    assert metrics["annealing"]["split"]["source"] == "two_patterns"

@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from sparling_genomics.evaluate.firing_clusters import (
+    _clusters,
+    firing_clusters,
+    two_pattern_motifs,
+)
+from sparling_genomics.train.loading import load_run
+from sparling_genomics.train.run_config import resolve_config
+from sparling_genomics.train.trainer import train
+
+
+def test_two_kinds_of_firing_point_two_ways_and_one_kind_does_not():
+    rng = np.random.default_rng(0)
+    one = np.abs(rng.normal(size=(200, 8))) * 0.1 + np.eye(8)[0] * rng.uniform(1, 3, (200, 1))
+    a = np.eye(8)[0] + 0.05 * rng.normal(size=(150, 8))
+    b = np.eye(8)[1] + 0.05 * rng.normal(size=(50, 8))
+    single, double = _clusters(one, rng, 0), _clusters(np.vstack([a, b]), rng, 0)
+    assert single["cos"] > 0.95
+    assert double["cos"] < 0.2 and double["minor"] == pytest.approx(0.25, abs=0.02)
+    assert double["centres"][0][0] > 0.9  # the larger cluster first
+    assert _clusters(one[:3], rng, 0)["cos"] is None
+
+
+def test_two_pattern_motifs_keeps_distinct_and_large_enough_clusters_most_distinct_first():
+    clusters = [
+        {"cos": 0.99, "minor": 0.4},  # one motif
+        {"cos": 0.8, "minor": 0.3},
+        {"cos": 0.6, "minor": 0.05},  # a stray few firings
+        {"cos": 0.7, "minor": 0.2},
+        {"cos": None, "minor": 0.0},  # too few firings
+        {"cos": 0.5, "minor": 0.3},  # idle: skipped
+    ]
+    assert two_pattern_motifs(clusters, max_cos=0.9, min_share=0.1, skip={5}) == [3, 1]
+
+
+def test_firing_clusters_measures_every_learned_motif_of_a_trained_model(tmp_path):
+    config = resolve_config("digit_circle", "tiny")
+    train(config, tmp_path / "run", progress=False)
+    _, task, model, device = load_run(tmp_path / "run", device="cpu")
+    model.train()
+    found = firing_clusters(model, task, "val", batch_size=16, device=device, samples=32)
+    assert len(found) == model.learned and model.training
+    for k in found:
+        assert k["firings"] >= 0 and (k["cos"] is None or -1.0 <= k["cos"] <= 1.0 + 1e-6)
+        if k["cos"] is not None:
+            assert k["centres"].shape == (2, model.g.out.weight.shape[1])
