@@ -12,6 +12,12 @@ own, a share the rule below ignores); of the nine whose firings held a second di
 tenth or more, six were at 0.68-0.85, their clusters splitting by digit (e.g. 206 6s | 82
 9s), two at 0.96 and one at 1.00. Raw input patches do not show it (the noise swamps them).
 
+A channel's second pattern is not always a motif without a channel: on attempt 22's weights
+both two-way channels' smaller clusters pointed the way of another channel's main one
+(cosine 0.99 and 1.00: 5s on the 6 channel, 6s on the 9 channel), while on attempt 23's the
+four channels' smaller clusters (all 9s) matched no channel's main one (0.61-0.76): only
+there was a digit without a channel of its own.
+
 2-means is scikit-learn's ``KMeans`` (already a dependency through the concept extractors).
 """
 
@@ -82,14 +88,37 @@ def _clusters(x: np.ndarray, rng: np.random.Generator, seed: int) -> dict:
 
 
 def two_pattern_motifs(
-    clusters: list[dict], *, max_cos: float, min_share: float, skip: set[int] = frozenset()
+    clusters: list[dict],
+    *,
+    max_cos: float,
+    min_share: float,
+    skip: set[int] = frozenset(),
+    owned_cos: float | None = None,
 ) -> list[int]:
     """Motifs whose firing clusters point two ways (cosine under ``max_cos``, the smaller
-    cluster at least ``min_share`` of the firings), most distinct first; ``skip`` left out."""
+    cluster at least ``min_share`` of the firings), most distinct first; ``skip`` left out.
+    With ``owned_cos``, a motif whose smaller cluster points the way of another motif's larger
+    one (cosine at least ``owned_cos``; ``skip``'s motifs not counted) is left out too: it
+    shares a pattern that already has a channel of its own, which a copy would not mend."""
     found = [
         c
         for c, k in enumerate(clusters)
         if c not in skip and k["cos"] is not None and k["cos"] < max_cos
         and k["minor"] >= min_share
     ]  # fmt: skip
+    if owned_cos is not None:
+        found = [c for c in found if not _owned(clusters, c, owned_cos, skip)]
     return sorted(found, key=lambda c: clusters[c]["cos"])
+
+
+def _owned(clusters: list[dict], motif: int, owned_cos: float, skip) -> bool:
+    """Whether ``motif``'s smaller cluster points the way of another motif's larger one."""
+    minor = clusters[motif]["centres"][1]
+    for other, k in enumerate(clusters):
+        if other == motif or other in skip or k["centres"] is None:
+            continue
+        major = k["centres"][0]
+        norms = float(np.linalg.norm(minor) * np.linalg.norm(major))
+        if norms > 0 and float(minor @ major) / norms >= owned_cos:
+            return True
+    return False

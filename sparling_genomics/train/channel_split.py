@@ -41,15 +41,16 @@ first form) split a transient idleness at the step's own evaluation (draw 2: 84.
 
 With ``split_source: two_patterns`` the source is not the busiest motif but one that shows it
 carries two (``evaluate/firing_clusters.py``: the two 2-means clusters of g's features where it
-fires point two ways, cosine under 0.9, the smaller at least a tenth of its firings), and no
-split is made without one. With spare channels, as on DigitCircle (12 for 10 digits), an idle
-channel is the design, so idleness alone is no evidence (attempt 16 copied one-digit channels
-into the spares twice, and each pair went on sharing its digit). The two copies' ``g`` filters
-are then moved apart along the line between the two clusters' mean features (the source
-towards the larger, the target towards the smaller, by ``AIM`` x the filter's norm), not by
-noise alone. A two_patterns look never comes at an evaluation that took a density step (the
-thresholds have just moved; on DigitCircle a split there, on top of the step, took validation
-exact match from 0.82 to 0.23).
+fires point two ways, cosine under 0.9, the smaller at least a tenth of its firings, and the
+smaller pointing the way of no other motif's main cluster: a pattern with no channel of its
+own), and no split is made without one. With spare channels, as on DigitCircle (12 for 10
+digits), an idle channel is the design, so idleness alone is no evidence (attempt 16 copied
+one-digit channels into the spares twice, and each pair went on sharing its digit). The two
+copies' ``g`` filters are then moved apart along the line between the two clusters' mean
+features (the source towards the larger, the target towards the smaller, by ``AIM`` x the
+filter's norm), not by noise alone. A two_patterns look never comes at an evaluation that took
+a density step (the thresholds have just moved; on DigitCircle a split there, on top of the
+step, took validation exact match from 0.82 to 0.23).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ DEFAULT_LIMIT = 2  # splits per run
 NOISE = 0.05  # relative noise that moves the two copies' g filters apart
 MAX_COS = 0.9  # two_patterns: firing clusters this far apart or more (one motif: 0.99-1.00)
 MIN_SHARE = 0.1  # ... the smaller cluster at least this share of the motif's firings
+OWNED_COS = 0.95  # ... and not pointing the way of another motif's main cluster this closely
 AIM = 0.2  # two_patterns: each copy's filter moved by this x its norm towards its cluster
 
 
@@ -184,7 +186,8 @@ class IdleSplit:
             clusters = firing_clusters(model, trainer.task, "val", device=trainer.device,
                                        batch_size=trainer.config.train.eval_batch_size)  # fmt: skip
             idle = set(idle_channels(dict(enumerate(alpha)), IDLE_SHARE, dead=True))
-            found = two_pattern_motifs(clusters, max_cos=MAX_COS, min_share=MIN_SHARE, skip=idle)
+            found = two_pattern_motifs(clusters, max_cos=MAX_COS, min_share=MIN_SHARE,
+                                       skip=idle, owned_cos=OWNED_COS)  # fmt: skip
             if not found:
                 return {}
             source = found[0]

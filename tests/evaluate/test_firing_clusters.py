@@ -46,3 +46,16 @@ def test_firing_clusters_measures_every_learned_motif_of_a_trained_model(tmp_pat
         assert k["firings"] >= 0 and (k["cos"] is None or -1.0 <= k["cos"] <= 1.0 + 1e-6)
         if k["cos"] is not None:
             assert k["centres"].shape == (2, model.g.out.weight.shape[1])
+
+
+def test_a_second_pattern_that_another_motif_owns_is_no_reason_to_split():
+    e = np.eye(3)
+    clusters = [
+        {"cos": 0.5, "minor": 0.3, "centres": np.stack([e[0], e[1]])},  # its 2nd: motif 1's
+        {"cos": 1.0, "minor": 0.4, "centres": np.stack([e[1], e[1]])},
+        {"cos": 0.6, "minor": 0.3, "centres": np.stack([e[0], e[2]])},  # its 2nd: no one's
+        {"cos": 1.0, "minor": 0.4, "centres": np.stack([e[2], e[2]])},  # idle: not counted
+    ]
+    kwargs = {"max_cos": 0.9, "min_share": 0.1, "skip": {3}}
+    assert two_pattern_motifs(clusters, **kwargs) == [0, 2]
+    assert two_pattern_motifs(clusters, **kwargs, owned_cos=0.95) == [2]
