@@ -52,7 +52,7 @@ def firing_clusters(
     out = motif_output(model, "measuring a motif's firing clusters")
     learned = model.learned
     captured: dict = {}
-    hook = out.register_forward_hook(lambda _m, inp, _o: captured.__setitem__("f", inp[0]))
+    hook = out.register_forward_hook(lambda _m, inp, o: captured.update(f=inp[0], o=o))
     features: list[list[np.ndarray]] = [[] for _ in range(learned)]
     was_training = model.training
     model.eval()
@@ -60,16 +60,30 @@ def firing_clusters(
         for batch in first_eval_batches(task, split, batch_size, samples):
             layer, _ = model.layer_and_residual(batch.x.to(device))
             motifs = model.motif_activations(layer)[:, :learned]
-            f = captured["f"]
-            f = f.reshape(f.shape[0], f.shape[1], -1)  # (batch, features, positions)
+            forward, reverse, wins = _strands(model, captured["f"], captured["o"], len(layer))
             active = motifs.reshape(motifs.shape[0], learned, -1) > 0
             for b, c, p in active.nonzero().tolist():
+                f = reverse if wins is not None and wins[b, c, p] else forward
                 features[c].append(f[b, :, p].float().cpu().numpy())
     finally:
         hook.remove()
         model.train(was_training)
     rng = np.random.default_rng(seed)
     return [_clusters(np.array(rows), rng, seed) for rows in features]
+
+
+def _strands(model, f: torch.Tensor, o: torch.Tensor, n: int):
+    """``g.out``'s input features of the forward and reverse strand as (n, features,
+    positions), and per (input, motif, position) True where the reverse strand's logit won:
+    a reverse-complement model scans both strands in one batch of 2n
+    (``MotifModel1D.forward_with_strand``); otherwise (f, None, None)."""
+    f = f.reshape(f.shape[0], f.shape[1], -1)
+    if f.shape[0] == n:
+        return f, None, None
+    o = o.reshape(o.shape[0], o.shape[1], -1)
+    reverse = torch.flip(f[n:], dims=(-1,))
+    wins = model.g._reverse_wins(o[:n], torch.flip(o[n:], dims=(-1,)))
+    return f[:n], reverse, wins
 
 
 def _clusters(x: np.ndarray, rng: np.random.Generator, seed: int) -> dict:

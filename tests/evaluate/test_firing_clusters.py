@@ -59,3 +59,32 @@ def test_a_second_pattern_that_another_motif_owns_is_no_reason_to_split():
     kwargs = {"max_cos": 0.9, "min_share": 0.1, "skip": {3}}
     assert two_pattern_motifs(clusters, **kwargs) == [0, 2]
     assert two_pattern_motifs(clusters, **kwargs, owned_cos=0.95) == [2]
+
+
+def test_firing_clusters_measures_a_model_that_scans_both_strands_in_one_batch(tmp_path):
+    config = resolve_config("planted", "tiny", overrides=[{"data": {"background": "iid"}}])
+    assert config.model.reverse_complement
+    train(config, tmp_path / "run", progress=False)
+    _, task, model, device = load_run(tmp_path / "run", device="cpu")
+    found = firing_clusters(model, task, "val", batch_size=16, device=device, samples=16)
+    assert len(found) == model.learned
+    assert sum(k["firings"] for k in found) > 0
+
+
+def test_each_position_takes_the_features_of_the_strand_whose_logit_won():
+    from types import SimpleNamespace
+
+    import torch
+
+    from sparling_genomics.evaluate.firing_clusters import _strands
+
+    n, length = 1, 3
+    f = torch.arange(2 * n * 2 * length, dtype=torch.float32).reshape(2 * n, 2, 1, length)
+    o = torch.zeros(2 * n, 1, 1, length)
+    o[1, 0, 0, 0] = 5.0  # the reverse strand wins at its position 0, i.e. forward position 2
+    model = SimpleNamespace(g=SimpleNamespace(_reverse_wins=lambda fwd, rev: rev > fwd))
+    forward, reverse, wins = _strands(model, f, o, n)
+    assert wins[0, 0].tolist() == [False, False, True]
+    assert torch.equal(reverse[0, :, 2], f[1, :, 0, 0]) and torch.equal(forward[0], f[0, :, 0])
+    single, none, no_wins = _strands(model, f[:1], o[:1], 1)
+    assert none is None and no_wins is None and single.shape == (1, 2, length)
