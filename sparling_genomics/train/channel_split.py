@@ -50,7 +50,7 @@ copies' ``g`` filters are then moved apart along the line between the two cluste
 features (the source towards the larger, the target towards the smaller, by ``AIM`` x the
 filter's norm), not by noise alone. A two_patterns look never comes at an evaluation that took
 a density step (the thresholds have just moved; on DigitCircle a split there, on top of the
-step, took validation exact match from 0.82 to 0.23).
+step, took validation exact match from 0.82 down to 0.23, against 0.58 without it).
 """
 
 from __future__ import annotations
