@@ -53,7 +53,7 @@ def firing_clusters(
     learned = model.learned
     captured: dict = {}
     hook = out.register_forward_hook(lambda _m, inp, o: captured.update(f=inp[0], o=o))
-    features: list[list[np.ndarray]] = [[] for _ in range(learned)]
+    features: list[list[np.ndarray]] = [[] for _ in range(learned)]  # per motif, per batch
     was_training = model.training
     model.eval()
     try:
@@ -61,15 +61,20 @@ def firing_clusters(
             layer, _ = model.layer_and_residual(batch.x.to(device))
             motifs = model.motif_activations(layer)[:, :learned]
             forward, reverse, wins = _strands(model, captured["f"], captured["o"], len(layer))
-            active = motifs.reshape(motifs.shape[0], learned, -1) > 0
-            for b, c, p in active.nonzero().tolist():
-                f = reverse if wins is not None and wins[b, c, p] else forward
-                features[c].append(f[b, :, p].float().cpu().numpy())
+            b, c, p = (motifs.reshape(motifs.shape[0], learned, -1) > 0).nonzero().unbind(1)
+            rows = forward[b, :, p]  # (firings, features)
+            if wins is not None:
+                rows = torch.where(wins[b, c, p].unsqueeze(1), reverse[b, :, p], rows)
+            rows, c = rows.float().cpu().numpy(), c.cpu().numpy()
+            for motif in np.unique(c):
+                features[motif].append(rows[c == motif])
     finally:
         hook.remove()
         model.train(was_training)
     rng = np.random.default_rng(seed)
-    return [_clusters(np.array(rows), rng, seed) for rows in features]
+    width = out.in_channels
+    return [_clusters(np.concatenate(chunks) if chunks else np.empty((0, width)), rng, seed)
+            for chunks in features]  # fmt: skip
 
 
 def _strands(model, f: torch.Tensor, o: torch.Tensor, n: int):
