@@ -157,8 +157,9 @@ def bench_identifiability(folders, out, benchmarks_md) -> None:
 )
 @_benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
-@click.option("--section", help="BENCHMARKS.md section to write (default: paper-TASK); another "
-              "name keeps the default one beside it.")  # fmt: skip
+@click.option("--section", help="BENCHMARKS.md section to write (default: paper-TASK for the cpu "
+              "preset as shipped, else named by the preset and --set keys); another name keeps "
+              "the default one beside it.")  # fmt: skip
 def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets, section) -> None:
     """A Sparling paper domain on the cpu preset, beside the paper's 9-seed means."""
     from .paper_domains import run_paper_domain_benchmark

@@ -65,7 +65,7 @@ def run_paper_domain_benchmark(
     section: str | None = None,
 ) -> Path:
     """Train ``task`` once per seed and publish the figures in BENCHMARKS.md section
-    ``section`` (default ``paper-<task>``); returns the JSON path.
+    ``section`` (default: :func:`default_section`); returns the JSON path.
 
     With several seeds the floors are judged on the mean over seeds (the paper reports
     9-seed means) and every seed's own figures are published beside it.
@@ -99,10 +99,17 @@ def run_paper_domain_benchmark(
         "ours": ours,
         "paper_9_seed_mean": PAPER[task],
         "floors_met": floors_met,
-        "section": section or f"paper-{task}",
+        "section": section or default_section(task, preset, overrides),
     }
     body = _markdown(result, out, preset, overrides)
     return publish(result, out / f"bench_{task}.json", benchmarks_md, result["section"], body)
+
+
+def default_section(task: str, preset: str, overrides: list[dict] | None) -> str:
+    """``paper-<task>``, the record's section, for the cpu preset as shipped; a run on another
+    preset or with overrides gets a section named by them, so it never replaces the record."""
+    variant = ([] if preset == "cpu" else [f"preset={preset}"]) + _flat_sets(overrides or [])
+    return " ".join([f"paper-{task}", *variant])
 
 
 def _floors_met(task: str, figures: dict) -> dict[str, bool]:
@@ -205,7 +212,7 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
     task, ours, paper = result["task"], result["ours"], result["paper_9_seed_mean"]
     runs, seeds = result["runs"], result["seeds"]
     sets = "".join(f" --set {k}" for k in _flat_sets(overrides or []))
-    if result["section"] != f"paper-{task}":
+    if result["section"] != default_section(task, preset, overrides):
         sets += f" --section '{result['section']}'"
     seed_args = f" --seeds {','.join(map(str, seeds))}"
     several = len(runs) > 1

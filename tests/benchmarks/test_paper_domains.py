@@ -2,7 +2,16 @@
 
 import json
 
-from benchmarks.paper_domains import PAPER, run_paper_domain_benchmark
+from benchmarks.paper_domains import PAPER, default_section, run_paper_domain_benchmark
+
+
+def test_only_the_cpu_preset_as_shipped_writes_the_records_section():
+    assert default_section("digit_circle", "cpu", None) == "paper-digit_circle"
+    assert default_section("digit_circle", "cpu", []) == "paper-digit_circle"
+    sets = [{"annealing": {"split_push": True}}, {"train": {"final_samples": 240000}}]
+    assert default_section("latex_ocr", "cpu", sets) == (
+        "paper-latex_ocr annealing.split_push=True train.final_samples=240000")
+    assert default_section("audio_sequence", "tiny", None) == "paper-audio_sequence preset=tiny"
 
 
 def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
@@ -16,8 +25,11 @@ def test_tiny_digit_circle_benchmark_publishes_its_figures(tmp_path):
                                          "perturbation_single_channel"}
     assert (tmp_path / "out" / "digit_circle_seed0" / "report.html").is_file()
     text = md.read_text()
-    assert "<!-- bench:paper-digit_circle:start -->" in text and "| E2EE |" in text
+    # Another preset than cpu never replaces the record's section: it gets one of its own.
+    assert "<!-- bench:paper-digit_circle preset=tiny:start -->" in text and "| E2EE |" in text
+    assert "<!-- bench:paper-digit_circle:start -->" not in text
     assert "python -m benchmarks paper-domain --task digit_circle" in text
+    assert "--section" not in text  # its default section: nothing to name
     assert "trained on all torch threads with batch prefetching" in text  # tiny preset
     assert "another CPU" not in text and "not recorded" not in text  # trained here
     # A second call reuses the finished run (a killed benchmark resumes, never retrains).
@@ -196,6 +208,6 @@ def test_digit_circle_floors_are_issue_24s_and_a_named_section_keeps_the_default
         section="paper-digit_circle 11 channels",
     )  # fmt: skip
     text = md.read_text()
-    assert "<!-- bench:paper-digit_circle:start -->" in text
+    assert "<!-- bench:paper-digit_circle preset=tiny:start -->" in text
     assert "<!-- bench:paper-digit_circle 11 channels:start -->" in text
     assert "--section 'paper-digit_circle 11 channels'`" in text
