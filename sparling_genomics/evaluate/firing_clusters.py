@@ -130,6 +130,22 @@ def two_pattern_motifs(
     return sorted(found, key=lambda c: clusters[c]["cos"])
 
 
+def shared_pattern_motifs(
+    clusters: list[dict],
+    *,
+    max_cos: float,
+    min_share: float,
+    owned_cos: float,
+    skip: set[int] = frozenset(),
+) -> list[int]:
+    """Motifs whose firing clusters point two ways (as :func:`two_pattern_motifs`) and whose
+    smaller cluster points the way of another motif's larger one (cosine at least
+    ``owned_cos``): a second pattern that has a channel of its own elsewhere. ``skip``'s
+    motifs are neither picked nor counted as owners."""
+    two_way = two_pattern_motifs(clusters, max_cos=max_cos, min_share=min_share, skip=skip)
+    return [c for c in two_way if _owned(clusters, c, owned_cos, skip)]
+
+
 def _owned(clusters: list[dict], motif: int, owned_cos: float, skip) -> bool:
     """Whether ``motif``'s smaller cluster points the way of another motif's larger one."""
     minor = clusters[motif]["centres"][1]

@@ -88,6 +88,13 @@ class AnnealingSettings:
     # two clusters ("two_patterns"; no split without one).
     split_source: Literal["busiest", "two_patterns"] | None = bounded(None, optional=True,
                                                                       settable=True)
+    # At each look, also push a motif off a second pattern another motif owns (split_push),
+    # and merge a motif into another whose main pattern it repeats (split_merge); None: no.
+    # Looks go on after the split limit while either is on.
+    split_push: bool | None = bounded(None, optional=True, settable=True)
+    split_merge: bool | None = bounded(None, optional=True, settable=True)
+    # The share of the final phase after which the rule looks no more (None: 1, to the end).
+    split_until: float | None = bounded(None, min=0, max=1, optional=True, settable=True)
     # Re-initialise wasted motifs, near-copies and never-needed ones (train/channel_resample.py):
     # samples between looks (None or 0: off), the density (x the stop density) below which
     # looks start (None: 8), the share of the final phase after which they end (None: 0.5)

@@ -51,6 +51,18 @@ features (the source towards the larger, the target towards the smaller, by ``AI
 filter's norm), not by noise alone. A two_patterns look never comes at an evaluation that took
 a density step (the thresholds have just moved; on DigitCircle a split there, on top of the
 step, took validation exact match from 0.82 down to 0.23, against 0.58 without it).
+
+Two more edits at each look (no look at an evaluation that took a step; looks go on after the
+split limit while either is on), off unless set. ``split_push``: a motif whose smaller
+cluster points the way of another (not idle) motif's main one (cosine at least OWNED_COS)
+fires on a pattern that has a channel of its own, and its filter is moved towards its main
+cluster by ``AIM`` x its norm. ``split_merge``: of two motifs whose main clusters point one
+way (SAME_COS; on DigitCircle a digit's two channels are at 0.995-1.00, different digits'
+at most 0.77), the less needed is re-initialised (``models/reinit.py``: a spare again, what
+``h`` read from it added to the kept one); a look that merges makes no split (its alphas
+no longer describe the model). ``split_until``: no look once that share of the final phase
+has passed (an edit costs the model 40-80k samples of accuracy; docs/paper-domains.md,
+DigitCircle attempts 27-30).
 """
 
 from __future__ import annotations
@@ -61,8 +73,9 @@ import numpy as np
 import torch
 
 from ..config import restore_fields
-from ..evaluate.firing_clusters import firing_clusters, two_pattern_motifs
+from ..evaluate.firing_clusters import firing_clusters, shared_pattern_motifs, two_pattern_motifs
 from ..evaluate.identifiability import IDLE_SHARE, channel_necessity, idle_channels
+from ..models.reinit import check_reinit, reinit_motif
 from ..models.split import apply_split, split_edits
 from ..sparsity.annealing import AnnealingSettings
 
@@ -72,6 +85,7 @@ NOISE = 0.05  # relative noise that moves the two copies' g filters apart
 MAX_COS = 0.9  # two_patterns: firing clusters this far apart or more (one motif: 0.99-1.00)
 MIN_SHARE = 0.1  # ... the smaller cluster at least this share of the motif's firings
 OWNED_COS = 0.95  # ... and not pointing the way of another motif's main cluster this closely
+SAME_COS = 0.95  # tidy: two motifs whose main clusters point this closely one way are one
 AIM = 0.2  # two_patterns: each copy's filter moved by this x its norm towards its cluster
 
 
@@ -90,15 +104,43 @@ def aim_split(model, source: int, target: int, centres) -> None:
     """Move the ``g`` output filters of ``source`` towards the first of two mean feature
     vectors ``centres`` (the larger cluster) and of ``target`` towards the second, each by
     ``AIM`` x its norm along the unit line between them."""
+    _shift(model, source, centres, 1.0)
+    _shift(model, target, centres, -1.0)
+
+
+def push_off(model, motif: int, centres) -> None:
+    """Move ``motif``'s ``g`` output filters away from the second of its two cluster means
+    ``centres`` (a pattern another motif owns), towards the first, by ``AIM`` x their norm."""
+    _shift(model, motif, centres, 1.0)
+
+
+@torch.no_grad()
+def _shift(model, motif: int, centres, sign: float) -> None:
     weight = model.g.out.weight
     line = torch.as_tensor(centres[0] - centres[1], dtype=weight.dtype, device=weight.device)
     line = line / line.norm().clamp_min(1e-12)
-    groups = model.motif_groups()
-    for motif, sign in ((source, 1.0), (target, -1.0)):
-        for channel in groups[motif]:
-            row = weight[channel].reshape(-1)
-            shift = sign * AIM * row.norm() * line
-            weight[channel] = (row + shift).reshape(weight[channel].shape)
+    for channel in model.motif_groups()[motif]:
+        row = weight[channel].reshape(-1)
+        weight[channel] = (row + sign * AIM * row.norm() * line).reshape(weight[channel].shape)
+
+
+def repeated_motifs(clusters: list[dict], alpha) -> list[tuple[int, int]]:
+    """(repeat, kept) pairs: motifs whose main firing clusters point one way (cosine at least
+    ``SAME_COS``), the less needed (``alpha``; then the higher index) of each pair the repeat;
+    a motif is a repeat or kept at most once a look."""
+    majors = {c: k["centres"][0] for c, k in enumerate(clusters) if k["centres"] is not None}
+    pairs, used = [], set()
+    for a in majors:
+        for b in majors:
+            if b <= a or a in used or b in used:
+                continue
+            u, v = majors[a], majors[b]
+            norms = float(np.linalg.norm(u) * np.linalg.norm(v))
+            if norms > 0 and float(u @ v) / norms >= SAME_COS:
+                keep, drop = (a, b) if alpha[a] >= alpha[b] else (b, a)
+                pairs.append((drop, keep))
+                used |= {a, b}
+    return pairs
 
 
 @dataclass
@@ -111,10 +153,14 @@ class IdleSplit:
     limit: int = DEFAULT_LIMIT
     on_rollback: bool = False  # look before a step is taken back; a split keeps the step
     source: str = "busiest"  # or "two_patterns": a motif whose firings form two clusters
+    push: bool = False  # at each look: push a motif off a second pattern another owns
+    merge: bool = False  # ... and merge a motif into another whose main pattern it repeats
+    until: float = 1.0  # no look once this share of the final phase has passed
     density_seen: float = -1.0  # the density at the last evaluation (two_patterns)
     splits: int = 0
     since: int = -1  # samples at the last look (-1: none yet)
     log: list = field(default_factory=list)
+    tidied: list = field(default_factory=list)  # [samples, merged, pushed, density] per look
 
     @classmethod
     def from_settings(cls, a: AnnealingSettings) -> IdleSplit:
@@ -122,22 +168,34 @@ class IdleSplit:
         limit = DEFAULT_LIMIT if a.split_limit is None else a.split_limit
         return cls(samples=a.split_samples or 0, within=float(within), limit=int(limit),
                    on_rollback=bool(a.split_on_rollback),
-                   source=a.split_source or "busiest")  # fmt: skip
+                   source=a.split_source or "busiest", push=bool(a.split_push),
+                   merge=bool(a.split_merge),
+                   until=1.0 if a.split_until is None else float(a.split_until))  # fmt: skip
 
     @property
     def enabled(self) -> bool:
         return self.samples > 0
 
+    @property
+    def tidy(self) -> bool:
+        """Whether looks push or merge motifs (and go on after the split limit)."""
+        return self.push or self.merge
+
     def check_model(self, model) -> None:
         """Fail before training when the rule is on but ``model`` cannot be split."""
         if self.enabled and model.learned >= 2:
             split_edits(model, 0, 1)  # a ConfigError names the part that cannot
+            if self.merge:
+                check_reinit(model)
 
-    def due(self, samples: int, density: float | None, stop_density: float) -> bool:
-        """Whether this evaluation looks for an idle motif (every W samples)."""
+    def due(self, samples: int, density: float | None, stop_density: float,
+            final_share: float = 0.0) -> bool:  # fmt: skip
+        """Whether this evaluation looks for an idle motif (every W samples; ``final_share``:
+        the share of the final phase passed, 0 while annealing)."""
         return (
             self.enabled
-            and self.splits < self.limit
+            and final_share < self.until
+            and (self.splits < self.limit or self.tidy)
             and density is not None
             and density <= self.within * stop_density
             and (self.since < 0 or samples - self.since >= self.samples)
@@ -167,9 +225,12 @@ class IdleSplit:
     def _look(self, trainer, samples: int) -> dict:
         model = trainer.model
         stepped, self.density_seen = model.density != self.density_seen, model.density
-        if self.source == "two_patterns" and stepped:
+        if (self.source == "two_patterns" or self.tidy) and stepped:
             return {}  # a density step just taken: its firings are not yet the model's own
-        if not self.due(samples, model.density, trainer.stop_density):
+        s = trainer.state
+        final = (samples - s["final_start"]) / max(1, trainer.config.train.final_samples)
+        if not self.due(samples, model.density, trainer.stop_density,
+                        final if s["phase"] == "final" else 0.0):  # fmt: skip
             return {}
         necessity = channel_necessity(
             model, trainer.task, "val", batch_size=trainer.config.train.eval_batch_size,
@@ -177,15 +238,45 @@ class IdleSplit:
         )  # fmt: skip
         alpha = necessity["alpha"][: model.learned]  # not a supplied core's channels
         self.since = samples
+        idle = set(idle_channels(dict(enumerate(alpha)), IDLE_SHARE, dead=True))
+        clusters = None
+        if self.source == "two_patterns" or self.tidy:
+            clusters = firing_clusters(model, trainer.task, "val", device=trainer.device,
+                                       batch_size=trainer.config.train.eval_batch_size)  # fmt: skip
+        record = self._tidy(trainer, clusters, alpha, idle, samples) if self.tidy else {}
+        if self.splits < self.limit and not record.get("tidy", {}).get("merge"):
+            # (after a merge the alphas no longer describe the model: no split this look)
+            record.update(self._split(trainer, samples, alpha, clusters, idle))
+        return record
+
+    def _tidy(self, trainer, clusters: list[dict], alpha, idle: set[int], samples: int) -> dict:
+        """Merge each motif whose main cluster repeats a more needed motif's into it (the
+        repeat re-initialised: a spare again), then push every motif whose second pattern
+        another (not idle) motif owns off it; the record's additions (empty when nothing)."""
+        model = trainer.model
+        merged = repeated_motifs(clusters, alpha) if self.merge else []
+        for drop, keep in merged:
+            generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + drop)
+            reinit_motif(model, drop, merge=keep, optimizer=trainer.optimizer,
+                         generator=generator)  # fmt: skip
+        gone = idle | {drop for drop, _ in merged}
+        pushed = shared_pattern_motifs(clusters, max_cos=MAX_COS, min_share=MIN_SHARE,
+                                       owned_cos=OWNED_COS, skip=gone) if self.push else []
+        for motif in pushed:
+            push_off(model, motif, clusters[motif]["centres"])
+        if not merged and not pushed:
+            return {}
+        self.tidied.append([samples, [list(m) for m in merged], pushed, model.density])
+        return {"tidy": {"merge": [list(m) for m in merged], "push": pushed}}
+
+    def _split(self, trainer, samples: int, alpha, clusters, idle: set[int]) -> dict:
+        model = trainer.model
         pick = pick_split(alpha)
         if pick is None:
             return {}
         source, target = pick
         centres = cos = None
         if self.source == "two_patterns":
-            clusters = firing_clusters(model, trainer.task, "val", device=trainer.device,
-                                       batch_size=trainer.config.train.eval_batch_size)  # fmt: skip
-            idle = set(idle_channels(dict(enumerate(alpha)), IDLE_SHARE, dead=True))
             found = two_pattern_motifs(clusters, max_cos=MAX_COS, min_share=MIN_SHARE,
                                        skip=idle, owned_cos=OWNED_COS)  # fmt: skip
             if not found:
@@ -212,5 +303,7 @@ class IdleSplit:
     def summary(self) -> dict:
         """What ``metrics.json`` reports (``annealing.split``)."""
         return {"samples": self.samples, "within": self.within, "limit": self.limit,
-                "on_rollback": self.on_rollback, "source": self.source,
-                "splits": self.splits, "log": self.log}  # fmt: skip
+                "on_rollback": self.on_rollback, "source": self.source, "until": self.until,
+                "splits": self.splits, "log": self.log,
+                **({"push": self.push, "merge": self.merge, "tidied": self.tidied}
+                   if self.tidy else {})}  # fmt: skip

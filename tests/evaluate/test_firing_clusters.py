@@ -4,6 +4,7 @@ import pytest
 from sparling_genomics.evaluate.firing_clusters import (
     _clusters,
     firing_clusters,
+    shared_pattern_motifs,
     two_pattern_motifs,
 )
 from sparling_genomics.train.loading import load_run
@@ -59,6 +60,8 @@ def test_a_second_pattern_that_another_motif_owns_is_no_reason_to_split():
     kwargs = {"max_cos": 0.9, "min_share": 0.1, "skip": {3}}
     assert two_pattern_motifs(clusters, **kwargs) == [0, 2]
     assert two_pattern_motifs(clusters, **kwargs, owned_cos=0.95) == [2]
+    assert shared_pattern_motifs(clusters, **kwargs, owned_cos=0.95) == [0]  # the rest
+    assert shared_pattern_motifs(clusters, **kwargs, owned_cos=0.5) == [0]  # 2's 2nd: idle 3's
 
 
 def test_firing_clusters_measures_a_model_that_scans_both_strands_in_one_batch(tmp_path):

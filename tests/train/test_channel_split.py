@@ -30,6 +30,10 @@ def test_the_rule_is_off_unless_set_and_looks_every_w_samples_within_its_density
     assert not rule.due(599, 0.002, 0.001) and rule.due(600, 0.002, 0.001)
     rule.splits = 1
     assert not rule.due(10**6, 0.002, 0.001)  # its limit spent
+    rule.push = True
+    assert rule.due(10**6, 0.002, 0.001)  # tidying goes on after the split limit
+    rule.until = 0.5
+    assert rule.due(10**6, 0.002, 0.001, 0.49) and not rule.due(10**6, 0.002, 0.001, 0.5)
     assert not rule.due(10**6, None, 0.001)  # no sparse layer
 
 
@@ -169,3 +173,62 @@ def test_two_patterns_splits_only_a_motif_that_fires_two_ways(tmp_path, monkeypa
     assert [(s["source"], s["target"], s["cos"]) for s in log] == [(1, 2, 0.5)]
     assert aimed == [True]
     assert metrics["annealing"]["split"]["source"] == "two_patterns"
+
+
+def test_tidy_merges_a_repeat_and_pushes_a_motif_off_a_pattern_another_owns(
+    tmp_path, monkeypatch
+):
+    """``split_merge`` and ``split_push``: at each look a motif whose main firing cluster
+    repeats another's is re-initialised into a spare (what h read from it added to the kept,
+    more needed one), and a motif whose smaller cluster points the way of another motif's main
+    one is moved towards its own main cluster; looks go on after the split limit."""
+    _scripted_necessity(monkeypatch, idle=2)
+
+    def clusters(model, task, split, **kwargs):
+        hidden = model.g.out.weight.shape[1]
+        e = torch.eye(hidden).numpy()
+        one = {"firings": 50, "cos": 1.0, "minor": 0.4}
+        found = [{**one, "centres": e[[c, c]]} for c in range(model.learned)]
+        found[3] = {"firings": 50, "cos": 0.0, "minor": 0.3, "centres": e[[3, 1]]}  # 1's
+        found[5] = {**one, "centres": e[[0, 0]]}  # repeats motif 0 (alpha 0.3 both: 5 goes)
+        return found
+
+    monkeypatch.setattr(channel_split, "firing_clusters", clusters)
+    moved, merged = [], []
+    push, reinit = channel_split.push_off, channel_split.reinit_motif
+
+    def watched_push(model, motif, centres):
+        w = model.g.out.weight.detach().reshape(model.g.out.weight.shape[0], -1).clone()
+        push(model, motif, centres)
+        after = model.g.out.weight.detach().reshape(w.shape)
+        line = torch.as_tensor(centres[0] - centres[1], dtype=w.dtype)
+        groups = model.motif_groups()
+        changed = [c for c in range(len(w)) if not torch.equal(w[c], after[c])]
+        moved.append(changed == list(groups[motif])
+                     and all(float((after[c] - w[c]) @ line) > 0 for c in groups[motif]))
+
+    def watched_reinit(model, motif, **kwargs):
+        merged.append((motif, kwargs["merge"], kwargs["optimizer"] is not None))
+        reinit(model, motif, **kwargs)
+
+    monkeypatch.setattr(channel_split, "push_off", watched_push)
+    monkeypatch.setattr(channel_split, "reinit_motif", watched_reinit)
+    metrics = train(_tiny(split_samples=320, split_source="two_patterns", split_limit=0,
+                          split_push=True, split_merge=True), tmp_path / "tidy",
+                    progress=False)  # fmt: skip
+    tidied = [r["tidy"] for r in read_log(tmp_path / "tidy") if "tidy" in r]
+    assert len(tidied) >= 2  # after the split limit (0) too
+    assert all(t == {"merge": [[5, 0]], "push": [3]} for t in tidied)
+    assert moved and all(moved) and merged and all(m == (5, 0, True) for m in merged)
+    summary = metrics["annealing"]["split"]
+    assert summary["splits"] == 0 and summary["push"] and summary["merge"]
+    assert len(summary["tidied"]) == len(tidied)
+
+
+def test_repeated_motifs_pairs_each_repeat_with_the_more_needed_motif_once():
+    e = torch.eye(4).numpy()
+    k = [{"centres": e[[0, 0]]}, {"centres": e[[1, 1]]}, {"centres": e[[0, 1]]},
+         {"centres": None}, {"centres": e[[1, 2]]}, {"centres": e[[0, 3]]}]  # fmt: skip
+    alpha = [0.2, 0.4, 0.3, 0.0, 0.1, 0.5]
+    # 0, 2 and 5 share a main pattern, 1 and 4 another; one pair per motif a look.
+    assert channel_split.repeated_motifs(k, alpha) == [(0, 2), (4, 1)]
