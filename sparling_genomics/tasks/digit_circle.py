@@ -91,12 +91,13 @@ DEFAULTS = {
         # 27 steps to the true density fit a 30-minute CPU budget.
         "eval_every": 2_000,
         # After annealing (which ends at 170-195k samples), the learning rate decayed along
-        # a half cosine over 160k samples: seeds 0-2 end by schedule in 22-24 minutes of
-        # the 27-minute budget. At 64k, validation exact match was still rising (0.81 ->
-        # 0.88) when the runs ended; 64k -> 160k, means of seeds 0-2: E2EE 4.4 -> 2.4%,
-        # FNE 3.3 -> 1.7%, consistency 93.5 -> 96.7% (docs/paper-domains.md, BENCHMARKS.md
-        # "DigitCircle").
-        "final_samples": 160_000,
+        # a half cosine over 240k samples, in a 40-minute budget. At 64k, validation exact
+        # match was still rising (0.81 -> 0.88) when the runs ended; 64k -> 160k, means of
+        # seeds 0-2: E2EE 4.4 -> 2.4%, FNE 3.3 -> 1.7%, consistency 93.5 -> 96.7%; 240k with
+        # the channel edits below gives the edits' last 120k samples room to recover
+        # (docs/paper-domains.md, DigitCircle attempts 29-30; BENCHMARKS.md "DigitCircle").
+        "final_samples": 240_000,
+        "max_seconds": 2_400.0,
         "final_lr_schedule": "cosine",
         # Whether a seed leaves the dense task's plateau (training loss ~2.3: the right
         # number of digits, not which) within ~20k samples is down to chance: seed 2 never
@@ -116,8 +117,25 @@ DEFAULTS = {
 }
 
 PRESETS: dict[str, dict] = {
-    # The defaults above (BENCHMARKS.md: DigitCircle, seeds 0-2).
-    "cpu": {},
+    # The defaults above (BENCHMARKS.md: DigitCircle, seeds 0-2), and:
+    "cpu": {
+        "annealing": {
+            # One digit, one channel (train/channel_split.py), looking every 20k samples from
+            # 1.5x the stop density to half the final phase: a channel whose second firing
+            # cluster (g's features) is a digit another channel owns is pushed off it, of two
+            # channels on one digit the less needed becomes a spare again, and a channel carrying
+            # a digit no other owns is split into a spare. Seed 2, which ended with its 9s
+            # spread over other digits' channels or on two of their own, met one floor of
+            # two at best without all three (docs/paper-domains.md, attempts 22-30;
+            # BENCHMARKS.md "DigitCircle": every seed within both with them).
+            "split_samples": 20_000,
+            "split_within": 1.5,
+            "split_source": "two_patterns",
+            "split_push": True,
+            "split_merge": True,
+            "split_until": 0.5,
+        },
+    },
     "paper": {
         "model": {
             "motif_channels": 10,
