@@ -57,8 +57,8 @@ split limit while either is on), off unless set. ``split_push``: a motif whose s
 cluster points the way of another (not idle) motif's main one (cosine at least OWNED_COS)
 fires on a pattern that has a channel of its own, and its filter is moved towards its main
 cluster by ``AIM`` x its norm. ``split_merge``: of two motifs whose main clusters point one
-way (SAME_COS; on DigitCircle a digit's two channels are at 0.995-1.00, different digits'
-at most 0.77), the less needed is re-initialised (``models/reinit.py``: a spare again, what
+way (SAME_COS; on attempt 27's DigitCircle weights a digit's two channels were at
+0.995-1.00, channels of different digits at most 0.77), the less needed is re-initialised (``models/reinit.py``: a spare again, what
 ``h`` read from it added to the kept one); a look that merges makes no split (its alphas
 no longer describe the model). ``split_until``: no look once that share of the final phase
 has passed (an edit costs the model 40-80k samples of accuracy; docs/paper-domains.md,
