@@ -24,15 +24,19 @@ from pathlib import Path
 import torch
 
 from sparling_genomics.evaluate.evaluation import evaluate_model
-from sparling_genomics.evaluate.firing_clusters import firing_clusters, shared_pattern_motifs
+from sparling_genomics.evaluate.firing_clusters import (
+    firing_clusters,
+    repeated_motifs,
+    shared_pattern_motifs,
+)
 from sparling_genomics.evaluate.identifiability import IDLE_SHARE, channel_necessity, idle_channels
 from sparling_genomics.models.reinit import reinit_motif
 from sparling_genomics.train.channel_split import (
     MAX_COS,
     MIN_SHARE,
     OWNED_COS,
+    SAME_COS,
     push_off,
-    repeated_motifs,
 )
 from sparling_genomics.train.loading import load_run
 
@@ -55,7 +59,7 @@ def main(run: Path, mode: str, samples: int, lr_scale: float) -> None:
     alpha = alpha[: model.learned]
     clusters = firing_clusters(model, task, "val", batch_size=250, device=device)
     if mode == "merge":
-        for drop, keep in repeated_motifs(clusters, alpha):
+        for drop, keep in repeated_motifs(clusters, alpha, same_cos=SAME_COS):
             print("merge", drop, "into", keep, "alphas", alpha[drop], alpha[keep])
             reinit_motif(model, drop, merge=keep, optimizer=optimizer,
                          generator=torch.Generator().manual_seed(drop))  # fmt: skip

@@ -100,8 +100,7 @@ def _clusters(x: np.ndarray, rng: np.random.Generator, seed: int) -> dict:
     sizes = np.bincount(labels, minlength=2)
     order = np.argsort(-sizes)
     centres = np.stack([x[labels == k].mean(0) if sizes[k] else x.mean(0) for k in order])
-    norms = np.linalg.norm(centres, axis=1)
-    cos = float(centres[0] @ centres[1] / max(float(norms[0] * norms[1]), 1e-12))
+    cos = _cosine(centres[0], centres[1])
     return {"firings": int(len(x)), "cos": cos, "minor": float(sizes.min() / len(x)),
             "centres": centres}  # fmt: skip
 
@@ -152,8 +151,29 @@ def _owned(clusters: list[dict], motif: int, owned_cos: float, skip) -> bool:
     for other, k in enumerate(clusters):
         if other == motif or other in skip or k["centres"] is None:
             continue
-        major = k["centres"][0]
-        norms = float(np.linalg.norm(minor) * np.linalg.norm(major))
-        if norms > 0 and float(minor @ major) / norms >= owned_cos:
+        if _cosine(minor, k["centres"][0]) >= owned_cos:
             return True
     return False
+
+
+def repeated_motifs(clusters: list[dict], alpha, *, same_cos: float) -> list[tuple[int, int]]:
+    """(repeat, kept) pairs: motifs whose main firing clusters point one way (cosine at least
+    ``same_cos``: one pattern on two channels), the less needed (``alpha``; then the higher
+    index) of each pair the repeat; a motif is a repeat or kept at most once a call."""
+    majors = {c: k["centres"][0] for c, k in enumerate(clusters) if k["centres"] is not None}
+    pairs, used = [], set()
+    for a in majors:
+        for b in majors:
+            if b <= a or a in used or b in used:
+                continue
+            if _cosine(majors[a], majors[b]) >= same_cos:
+                keep, drop = (a, b) if alpha[a] >= alpha[b] else (b, a)
+                pairs.append((drop, keep))
+                used |= {a, b}
+    return pairs
+
+
+def _cosine(u: np.ndarray, v: np.ndarray) -> float:
+    """Cosine between two feature vectors (0 where either is zero)."""
+    norms = float(np.linalg.norm(u) * np.linalg.norm(v))
+    return float(u @ v) / norms if norms > 0 else 0.0

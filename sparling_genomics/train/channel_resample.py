@@ -66,6 +66,7 @@ from ..genome.pwm import trim
 from ..models.reinit import check_reinit, reinit_motif
 from ..sparsity.annealing import AnnealingSettings
 from ..tasks.base import first_eval_batches
+from .schedule import final_share
 
 DEFAULT_WITHIN = 8.0  # looks start once the density is at most this x the stop density
 DEFAULT_UNTIL = 0.5  # and end once this share of the final phase has passed
@@ -264,9 +265,8 @@ class WastedResample:
         model, s = trainer.model, trainer.state
         if trainer.probation.active or model.sparse is None:
             return {}
-        final_samples = max(1, trainer.config.train.final_samples)
-        final_share = (samples - s["final_start"]) / final_samples if s["phase"] == "final" else 0
-        if not self.due(samples, model.density, trainer.stop_density, final_share,
+        share = final_share(trainer.config.train, s, samples)
+        if not self.due(samples, model.density, trainer.stop_density, share,
                         model.learned):  # fmt: skip
             return {}
         self.since = samples

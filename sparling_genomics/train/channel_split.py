@@ -58,11 +58,11 @@ cluster points the way of another (not idle) motif's main one (cosine at least O
 fires on a pattern that has a channel of its own, and its filter is moved towards its main
 cluster by ``AIM`` x its norm. ``split_merge``: of two motifs whose main clusters point one
 way (SAME_COS; on attempt 27's DigitCircle weights a digit's two channels were at
-0.995-1.00, channels of different digits at most 0.77), the less needed is re-initialised (``models/reinit.py``: a spare again, what
-``h`` read from it added to the kept one); a look that merges makes no split (its alphas
-no longer describe the model). ``split_until``: no look once that share of the final phase
-has passed (an edit costs the model 40-80k samples of accuracy; docs/paper-domains.md,
-DigitCircle attempts 27-30).
+0.995-1.00, channels of different digits at most 0.77), the less needed is re-initialised
+(``models/reinit.py``: a spare again, what ``h`` read from it added to the kept one); a
+look that merges makes no split (its alphas no longer describe the model). ``split_until``:
+no look once that share of the final phase has passed (an edit costs the model 40-80k
+samples of accuracy; docs/paper-domains.md, DigitCircle attempts 27-30).
 """
 
 from __future__ import annotations
@@ -73,11 +73,17 @@ import numpy as np
 import torch
 
 from ..config import restore_fields
-from ..evaluate.firing_clusters import firing_clusters, shared_pattern_motifs, two_pattern_motifs
+from ..evaluate.firing_clusters import (
+    firing_clusters,
+    repeated_motifs,
+    shared_pattern_motifs,
+    two_pattern_motifs,
+)
 from ..evaluate.identifiability import IDLE_SHARE, channel_necessity, idle_channels
 from ..models.reinit import check_reinit, reinit_motif
 from ..models.split import apply_split, split_edits
 from ..sparsity.annealing import AnnealingSettings
+from .schedule import final_share
 
 DEFAULT_WITHIN = 8.0  # checks start once the density is at most this x the stop density
 DEFAULT_LIMIT = 2  # splits per run
@@ -122,25 +128,6 @@ def _shift(model, motif: int, centres, sign: float) -> None:
     for channel in model.motif_groups()[motif]:
         row = weight[channel].reshape(-1)
         weight[channel] = (row + sign * AIM * row.norm() * line).reshape(weight[channel].shape)
-
-
-def repeated_motifs(clusters: list[dict], alpha) -> list[tuple[int, int]]:
-    """(repeat, kept) pairs: motifs whose main firing clusters point one way (cosine at least
-    ``SAME_COS``), the less needed (``alpha``; then the higher index) of each pair the repeat;
-    a motif is a repeat or kept at most once a look."""
-    majors = {c: k["centres"][0] for c, k in enumerate(clusters) if k["centres"] is not None}
-    pairs, used = [], set()
-    for a in majors:
-        for b in majors:
-            if b <= a or a in used or b in used:
-                continue
-            u, v = majors[a], majors[b]
-            norms = float(np.linalg.norm(u) * np.linalg.norm(v))
-            if norms > 0 and float(u @ v) / norms >= SAME_COS:
-                keep, drop = (a, b) if alpha[a] >= alpha[b] else (b, a)
-                pairs.append((drop, keep))
-                used |= {a, b}
-    return pairs
 
 
 @dataclass
@@ -227,10 +214,8 @@ class IdleSplit:
         stepped, self.density_seen = model.density != self.density_seen, model.density
         if (self.source == "two_patterns" or self.tidy) and stepped:
             return {}  # a density step just taken: its firings are not yet the model's own
-        s = trainer.state
-        final = (samples - s["final_start"]) / max(1, trainer.config.train.final_samples)
-        if not self.due(samples, model.density, trainer.stop_density,
-                        final if s["phase"] == "final" else 0.0):  # fmt: skip
+        share = final_share(trainer.config.train, trainer.state, samples)
+        if not self.due(samples, model.density, trainer.stop_density, share):
             return {}
         necessity = channel_necessity(
             model, trainer.task, "val", batch_size=trainer.config.train.eval_batch_size,
@@ -254,7 +239,7 @@ class IdleSplit:
         repeat re-initialised: a spare again), then push every motif whose second pattern
         another (not idle) motif owns off it; the record's additions (empty when nothing)."""
         model = trainer.model
-        merged = repeated_motifs(clusters, alpha) if self.merge else []
+        merged = repeated_motifs(clusters, alpha, same_cos=SAME_COS) if self.merge else []
         for drop, keep in merged:
             generator = torch.Generator().manual_seed(trainer.config.seed * 7919 + drop)
             reinit_motif(model, drop, merge=keep, optimizer=trainer.optimizer,
@@ -266,8 +251,9 @@ class IdleSplit:
             push_off(model, motif, clusters[motif]["centres"])
         if not merged and not pushed:
             return {}
-        self.tidied.append([samples, [list(m) for m in merged], pushed, model.density])
-        return {"tidy": {"merge": [list(m) for m in merged], "push": pushed}}
+        pairs = [list(m) for m in merged]
+        self.tidied.append([samples, pairs, pushed, model.density])
+        return {"tidy": {"merge": pairs, "push": pushed}}
 
     def _split(self, trainer, samples: int, alpha, clusters, idle: set[int]) -> dict:
         model = trainer.model

@@ -4,6 +4,7 @@ import pytest
 from sparling_genomics.evaluate.firing_clusters import (
     _clusters,
     firing_clusters,
+    repeated_motifs,
     shared_pattern_motifs,
     two_pattern_motifs,
 )
@@ -91,3 +92,12 @@ def test_each_position_takes_the_features_of_the_strand_whose_logit_won():
     assert torch.equal(reverse[0, :, 2], f[1, :, 0, 0]) and torch.equal(forward[0], f[0, :, 0])
     single, none, no_wins = _strands(model, f[:1], o[:1], 1)
     assert none is None and no_wins is None and single.shape == (1, 2, length)
+
+
+def test_repeated_motifs_pairs_each_repeat_with_the_more_needed_motif_once():
+    e = np.eye(4)
+    k = [{"centres": e[[0, 0]]}, {"centres": e[[1, 1]]}, {"centres": e[[0, 1]]},
+         {"centres": None}, {"centres": e[[1, 2]]}, {"centres": e[[0, 3]]}]  # fmt: skip
+    alpha = [0.2, 0.4, 0.3, 0.0, 0.1, 0.5]
+    # 0, 2 and 5 share a main pattern, 1 and 4 another; one pair per motif a look.
+    assert repeated_motifs(k, alpha, same_cos=0.95) == [(0, 2), (4, 1)]

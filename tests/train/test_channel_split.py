@@ -224,11 +224,3 @@ def test_tidy_merges_a_repeat_and_pushes_a_motif_off_a_pattern_another_owns(
     assert summary["splits"] == 0 and summary["push"] and summary["merge"]
     assert len(summary["tidied"]) == len(tidied)
 
-
-def test_repeated_motifs_pairs_each_repeat_with_the_more_needed_motif_once():
-    e = torch.eye(4).numpy()
-    k = [{"centres": e[[0, 0]]}, {"centres": e[[1, 1]]}, {"centres": e[[0, 1]]},
-         {"centres": None}, {"centres": e[[1, 2]]}, {"centres": e[[0, 3]]}]  # fmt: skip
-    alpha = [0.2, 0.4, 0.3, 0.0, 0.1, 0.5]
-    # 0, 2 and 5 share a main pattern, 1 and 4 another; one pair per motif a look.
-    assert channel_split.repeated_motifs(k, alpha) == [(0, 2), (4, 1)]
