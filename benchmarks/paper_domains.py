@@ -75,11 +75,14 @@ def run_paper_domain_benchmark(
     seeds = list(dict.fromkeys(int(s) for s in seeds))
     if not seeds:
         raise ValueError("the benchmark needs at least one seed")
+    # Every seed's config first: a bad key fails before anything is written.
+    base = list(overrides or [])
+    configs = {seed: resolve_config(task, preset, overrides=base + [{"seed": seed}])
+               for seed in seeds}  # fmt: skip
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     runs = []
-    for seed in seeds:
-        config = resolve_config(task, preset, overrides=list(overrides or []) + [{"seed": seed}])
+    for seed, config in configs.items():
         run_dir = out / f"{task}_seed{seed}"
         metrics = run_or_resume(run_dir, config)
         report = write_report(run_dir, report_path(run_dir))

@@ -2,7 +2,10 @@
 
 import json
 
+import pytest
+
 from benchmarks.paper_domains import PAPER, default_section, run_paper_domain_benchmark
+from sparling_genomics.errors import ConfigError
 
 
 def test_only_the_cpu_preset_as_shipped_writes_the_records_section():
@@ -211,3 +214,11 @@ def test_digit_circle_floors_are_issue_24s_and_a_named_section_keeps_the_default
     assert "<!-- bench:paper-digit_circle preset=tiny:start -->" in text
     assert "<!-- bench:paper-digit_circle 11 channels:start -->" in text
     assert "--section 'paper-digit_circle 11 channels'`" in text
+
+
+def test_a_bad_override_fails_before_the_out_folder_is_made(tmp_path):
+    with pytest.raises(ConfigError, match="split_until"):
+        run_paper_domain_benchmark("digit_circle", tmp_path / "out", preset="tiny",
+                                   overrides=[{"annealing": {"split_until": 2}}],
+                                   benchmarks_md=tmp_path / "B.md")  # fmt: skip
+    assert not (tmp_path / "out").exists() and not (tmp_path / "B.md").exists()
