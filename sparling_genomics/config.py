@@ -11,6 +11,9 @@ value is a :class:`ConfigError` naming the key's path.
 that task's config (e.g. ``train.baseline_samples`` outside splicing). An optional field that
 is also ``settable`` (an opt-in option of a shared block, e.g. ``model.sparse.compete_window``)
 is left out the same way while None, but ``--set`` may still give it a value in any task.
+An optional field whose type is a dataclass (``RollbackSettings | None``) is a block that is
+off while None: a mapping turns it on with its own defaults (``annealing.rollback: {}``, or
+``--set annealing.rollback.samples=20000``), ``null`` turns it off again.
 """
 
 from __future__ import annotations
@@ -76,11 +79,26 @@ def merge(obj: Any, override: dict, where: str = "", *, every: bool = False) -> 
             hint = f"; did you mean {match!r}?" if match else ""
             raise ConfigError(f"unknown config key {path!r}{hint} (known here: {names})")
         current = getattr(obj, key)
-        if dataclasses.is_dataclass(current):
+        block = block_type(hints[key])
+        if block is not None and value is None:
+            changes[key] = None  # an optional block turned off
+        elif dataclasses.is_dataclass(current):
             changes[key] = merge(current, value, path, every=every)
+        elif block is not None:
+            changes[key] = merge(block(), value, path, every=every)  # turned on: its defaults
         else:
             changes[key] = _check_range(path, known[key], _coerce(path, hints[key], value))
     return dataclasses.replace(copy.deepcopy(obj), **changes)
+
+
+def block_type(kind: Any) -> type | None:
+    """The dataclass of an optional block field (``Settings | None``), else None."""
+    if typing.get_origin(kind) not in (typing.Union, types.UnionType):
+        return None
+    options = [a for a in typing.get_args(kind) if a is not type(None)]
+    if len(options) == 1 and dataclasses.is_dataclass(options[0]):
+        return options[0]
+    return None
 
 
 def _coerce(path: str, kind: Any, value: Any) -> Any:
@@ -149,7 +167,7 @@ def _check_range(path: str, spec: dataclasses.Field, value: Any) -> Any:
 
 def bounded(default: Any = dataclasses.MISSING, **limits: Any) -> Any:
     """A dataclass field with a range (``min=``, ``above=``, ``max=``; a list's
-    ``min_items=``) checked on merge."""
+    ``min_items=``) checked on merge, and optionally a ``help=`` line for generated docs."""
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata=limits)
     return field(default=default, metadata=limits)

@@ -6,6 +6,7 @@ import yaml
 from sparling_genomics.config import dump_yaml, load_yaml, parse_override, restore_fields, to_dict
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.tasks.registry import task_class
+from sparling_genomics.train.legacy import RENAMED, RETIRED, upgrade_saved, used_retired
 from sparling_genomics.train.run_config import default_config, load_saved_config, resolve_config
 
 from .conftest import REPO
@@ -103,14 +104,53 @@ def test_shared_opt_in_options_are_settable_in_every_task(tmp_path):
     saved = tmp_path / "config.yaml"
     saved.write_text(dump_yaml(config))
     assert dump_yaml(load_saved_config(saved)) == saved.read_text()
-    late = resolve_config(
-        "latex_ocr", "cpu", overrides=[parse_override("annealing.finish_by_samples=5000")]
-    )
-    assert late.annealing.finish_by_samples == 5000
     with pytest.raises(ConfigError, match="'model.sparse.compete_window' must not be negative"):
         resolve_config(
             "planted", "cpu", overrides=[parse_override("model.sparse.compete_window=-1")]
         )
+
+
+def test_a_rule_block_is_off_until_given_then_holds_its_defaults(tmp_path):
+    """``annealing.<rule>``: absent from the config while off; a mapping (or one key of it)
+    turns it on with the block's own defaults; null turns it off again."""
+    plain = resolve_config("latex_ocr", "cpu")
+    assert plain.annealing.rollback is None and "rollback" not in to_dict(plain.annealing)
+    on = resolve_config("latex_ocr", "cpu",
+                        overrides=[parse_override("annealing.rollback.samples=5000")])  # fmt: skip
+    assert to_dict(on.annealing)["rollback"] == {"samples": 5000, "tolerance": 0.02,
+                                                 "retries": 2, "limit": 4}  # fmt: skip
+    assert resolve_config("latex_ocr", "cpu", overrides=[parse_override(
+        "annealing.channel_edit={}")]).annealing.channel_edit.within == 8.0  # fmt: skip
+    off = resolve_config("planted", "cpu", overrides=[parse_override("annealing.rollback=null")])
+    assert off.annealing.rollback is None and off.annealing.channel_edit is not None
+    saved = tmp_path / "config.yaml"
+    saved.write_text(dump_yaml(on))
+    assert dump_yaml(load_saved_config(saved)) == saved.read_text()
+    for text, message in [
+        ("annealing.rollback=5", "'annealing.rollback' must be a mapping, got 5"),
+        ("annealing.rollback.samples=0", "'annealing.rollback.samples' must be at least 1"),
+        ("annealing.rollback.sample=9", "did you mean 'annealing.rollback.samples'"),
+        ("annealing.channel_edit.source=all", "must be 'busiest' or 'two_patterns'"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            resolve_config("planted", "cpu", overrides=[parse_override(text)])
+
+
+@pytest.mark.parametrize("text,message", [
+    ("annealing.rollback_samples=5000", "'annealing.rollback_samples' is now "
+                                        "'annealing.rollback.samples'"),
+    ("annealing.split_limit=1", "'annealing.split_limit' is now "
+                                "'annealing.channel_edit.max_splits'"),
+    ("annealing.finish_by_samples=5000", "'annealing.finish_by_samples' was removed"),
+    ("model.sparse.cofire_weight=0.1", "'model.sparse.cofire_weight' was removed"),
+])  # fmt: skip
+def test_an_old_key_names_its_new_name_or_its_removal(text, message, tmp_path):
+    with pytest.raises(ConfigError, match=f"^--set: config key {message}"):
+        resolve_config("planted", "cpu", overrides=[parse_override(text)])
+    user = tmp_path / "my.yaml"
+    user.write_text(yaml.safe_dump(parse_override(text)))
+    with pytest.raises(ConfigError, match=f"^{user}: config key {message}"):
+        resolve_config("planted", "cpu", files=[user])
 
 
 def test_planted_allows_zero_channels_others_do_not():
@@ -207,15 +247,16 @@ def test_one_registry_names_each_task_and_its_config():
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize("preset", ["cpu", "paper", "tiny"])
 def test_resolved_config_text_is_unchanged(task, preset):
-    """Same keys, values, key order and YAML text as before the typed configs."""
+    """Same keys, values, key order and YAML text as the fixtures (written before the typed
+    configs; the planted and DigitCircle ones since rewritten for the rule blocks)."""
     expected = (RESOLVED / f"{task}_{preset}.yaml").read_text()
     assert dump_yaml(resolve_config(task, preset)) == expected
 
 
 def _saved(path: Path):
-    """A saved run config loaded as ``--resume`` and ``load_run`` load it: the saved keys
-    over the current defaults of its task and preset."""
-    saved = load_yaml(path)
+    """A saved run config loaded as ``--resume`` and ``load_run`` load it: the saved keys, in
+    today's names, over the current defaults of its task and preset."""
+    saved = upgrade_saved(load_yaml(path))
     return resolve_config(saved.pop("task"), saved.pop("preset", "cpu"), overrides=[saved])
 
 
@@ -227,17 +268,35 @@ def _leaves(node, where=()):
             yield (*where, key), value
 
 
+def _today(key: tuple, raw: dict) -> tuple | None:
+    """Where a saved key's value lives today (None: a removed key, or the key of a rule that
+    was off)."""
+    if ".".join(key) in {r.key for r in RETIRED}:
+        return None
+    if key[0] == "annealing" and key[-1] in RENAMED:
+        block, name = RENAMED[key[-1]]
+        samples = next(v for k, v in RENAMED.items() if v == (block, "samples"))
+        return ("annealing", block, name) if raw["annealing"].get(samples) else None
+    return key
+
+
 @pytest.mark.parametrize("path", SAVED_RUNS, ids=lambda p: str(p.relative_to(REPO)))
 def test_every_saved_run_config_loads_with_its_values(path):
-    """Old runs load: every saved key keeps its value and order (keys added since are filled
-    from the defaults), and a config with every current key round-trips to the same text."""
+    """Old runs load: every saved key keeps its value and order under today's name (a rule's
+    flat keys in its block, ``legacy.RENAMED``; removed settings dropped, ``legacy.RETIRED``;
+    keys added since filled from the defaults), and a config with every current key
+    round-trips to the same text."""
     text = path.read_text()
+    raw = yaml.safe_load(text)
     dumped = dump_yaml(_saved(path))
-    saved, loaded = dict(_leaves(yaml.safe_load(text))), dict(_leaves(yaml.safe_load(dumped)))
-    for key, value in saved.items():
-        assert loaded[key] == value and type(loaded[key]) is type(value), key
-    assert [k for k in loaded if k in saved] == list(saved)
-    if saved.keys() == loaded.keys():
+    loaded = dict(_leaves(yaml.safe_load(dumped)))
+    moved = [(_today(key, raw), value) for key, value in _leaves(raw)]
+    for key, value in moved:
+        if key is not None:
+            assert loaded[key] == value and type(loaded[key]) is type(value), key
+    kept = [key for key, _ in moved if key is not None]
+    assert [k for k in loaded if k in kept] == list(dict.fromkeys(kept))
+    if upgrade_saved(raw) == raw and set(kept) == loaded.keys():
         assert dumped == text
 
 
@@ -245,6 +304,38 @@ def test_some_saved_run_configs_are_complete():
     """The exact round trip above is exercised, not skipped everywhere."""
     complete = [p for p in SAVED_RUNS if dump_yaml(_saved(p)) == p.read_text()]
     assert len(complete) >= 5
+
+
+def test_saved_runs_that_used_a_removed_setting_read_and_refuse_in_one_line():
+    """A run trained with a setting since removed still reads (its other keys as recorded);
+    resuming it is refused, and evaluating it where the setting changed the model's output."""
+    used = {p: used_retired(load_yaml(p)) for p in SAVED_RUNS}
+    used = {p: found for p, found in used.items() if found}
+    assert len(used) >= 5  # resampling, the deadline, the late bar, the contest variants...
+    for path, found in used.items():
+        load_saved_config(path)
+        with pytest.raises(ConfigError, match=f"^{path}: this run used {found[0].key}=.*"
+                                              "cannot be resumed$"):  # fmt: skip
+            load_saved_config(path, use="resume")
+        output = [r for r in found if r.output]
+        if output:
+            with pytest.raises(ConfigError, match=f"this run used {output[0].key}="):
+                load_saved_config(path, use="evaluate")
+        else:
+            load_saved_config(path, use="evaluate")
+
+
+def test_upgrade_saved_moves_the_rules_flat_keys_into_their_blocks():
+    old = {"task": "planted", "annealing": {
+        "bar_decay_per_sample": 1e-6, "finish_by_samples": 0, "rollback_samples": 50_000,
+        "rollback_tolerance": 0.05, "split_samples": 0, "split_within": 1.5,
+        "late_bar_decay_per_sample": 2.5e-6},
+        "model": {"sparse": {"cofire_weight": 0.1}}}  # fmt: skip
+    assert upgrade_saved(old) == {"task": "planted", "model": {"sparse": {}}, "annealing": {
+        "bar_decay_per_sample": 1e-6,
+        "rollback": {"samples": 50_000, "tolerance": 0.05}}}  # fmt: skip
+    assert [r.key for r in used_retired(old)] == ["annealing.late_bar_decay_per_sample",
+                                                  "model.sparse.cofire_weight"]  # fmt: skip
 
 
 def test_restore_fields_puts_a_state_back_and_names_an_unknown_key():

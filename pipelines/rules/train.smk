@@ -31,7 +31,8 @@ rule train:
         # No --no-progress: into a log file the trainer writes a plain progress line every 30 s.
         # The run folder is this job's alone: a retried job (a node lost, a time limit hit)
         # continues the killed attempt's run from its last checkpoint when the config is the
-        # same, and replaces it otherwise (--resume-if-same).
+        # same, and moves a run of another config aside (RUN.replaced-N) otherwise
+        # (--resume-if-same: nothing finished is deleted).
         "OMP_NUM_THREADS={threads} {params.sg} train {params.args} --resume-if-same "
         "--out {params.out} > {log} 2>&1"
 

@@ -51,8 +51,9 @@ def overrides_of(seed, device, sets) -> list[dict]:
               help="Train without the sparse layer (the non-sparse baseline; splicing, planted).")
 @click.option("--resume", is_flag=True, help="Continue the killed run in --out.")
 @click.option("--resume-if-same", is_flag=True,
-              help="Continue --out when it holds a killed run of this same config; otherwise "
-              "replace the run there (a retried cluster job's habit).")  # fmt: skip
+              help="Continue --out when it holds a killed run of this same config (a finished "
+              "one is kept as it is); a run of another config is moved aside to "
+              "OUT.replaced-N (a retried cluster job's habit).")  # fmt: skip
 @click.option(
     "--no-progress", is_flag=True,
     help="No progress report (by default a bar on a terminal, else a plain line every 30 s).",

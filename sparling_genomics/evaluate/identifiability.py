@@ -30,7 +30,7 @@ trained run can check without knowing its motifs:
   channel never needed (alpha 0) 38.5-80.6%, the 43 others 80.6-97.4% (smallest alpha >= 35%
   of the median). It needs no labels, so it is the one sign of that failure a run on a real
   genome can give, and the trainer's idle-split rule acts on it during training
-  (``train/channel_split.py``, on in the planted presets).
+  (``train/rules/channel_edit.py``, on in the planted presets).
 
 Non-overlap and sufficiency are properties of the data, not of a run: reported as assumed.
 The verdict is "conditions met: motif errors are bounded by the end-to-end error" or names

@@ -1,7 +1,8 @@
-"""Re-initialising a wasted motif of a Sparling model: the edit behind the resampling rule.
+"""Re-initialising a wasted motif of a Sparling model: the edit behind the channel-edit
+rule's merge (``train/rules/channel_edit.py``).
 
-A learned motif is wasted when ``h`` never needs it or when it repeats another motif
-(``train/channel_resample.py`` finds them). The remedy is the dormant-neuron one of ReDo
+A learned motif is wasted when ``h`` never needs it or when it repeats another motif. The
+remedy is the dormant-neuron one of ReDo
 (Sokar et al., 2023, "The dormant neuron phenomenon in deep reinforcement learning") and of
 sparse-autoencoder training's resampling of dead features: the motif's incoming weights (g's
 output filter and bias) are drawn afresh from the layer's own initialisation, its outgoing
@@ -9,8 +10,8 @@ weights (``h``'s input weights from it) are set to zero, and the optimizer's mom
 are cleared. With its outgoing weights at zero the output does not change at the edit, so the
 model keeps its accuracy while the fresh motif finds something of its own to fire at.
 
-A near-copy's outgoing weights are first added to those of the motif it copies (``merge``):
-the two fire at the same kind of site, so the kept one carries what ``h`` read from both.
+A repeat's outgoing weights are first added to those of the motif it repeats (``merge``): the
+two fire at the same kind of site, so the kept one carries what ``h`` read from both.
 
 The sparse layer forgets the motif's statistics: its BatchNorm running mean and variance
 return to 0 and 1 and its thresholds are estimated afresh from the next batches (as after a
@@ -59,15 +60,6 @@ def _clear_moments(optimizer: torch.optim.Optimizer | None, tensor: torch.Tensor
             value.index_fill_(dim, index.to(value.device), 0.0)
 
 
-def _scaled(direction: torch.Tensor, weight: torch.Tensor, channels: list[int]) -> torch.Tensor:
-    """``direction`` (one filter per channel) at the mean norm of the other filters."""
-    flat = direction.to(weight).reshape(len(channels), -1)
-    others = [c for c in range(weight.shape[0]) if c not in channels]
-    norm = weight[others].flatten(1).norm(dim=1).mean() if others else torch.tensor(1.0)
-    unit = flat / flat.norm(dim=1, keepdim=True).clamp_min(1e-12)
-    return (unit * norm).reshape(len(channels), *weight.shape[1:])
-
-
 @torch.no_grad()
 def reinit_motif(
     model,
@@ -76,14 +68,10 @@ def reinit_motif(
     merge: int | None = None,
     optimizer: torch.optim.Optimizer | None = None,
     generator: torch.Generator | None = None,
-    direction: torch.Tensor | None = None,
 ) -> None:
     """Re-initialise learned motif ``motif`` (a channel, or a block) of ``model`` in place:
     fresh incoming weights, zero outgoing weights (added first to motif ``merge``'s when
-    given), cleared optimizer moments and sparse-layer statistics (see the module).
-    ``direction`` (one filter of g's output layer per channel of the motif): the incoming
-    weights to take instead of a random draw, scaled to the other learned filters' mean norm,
-    bias 0 (the resampling rule's ``missed`` init)."""
+    given), cleared optimizer moments and sparse-layer statistics (see the module)."""
     learned, b = model.learned, model.block_size
     if not 0 <= motif < learned or merge == motif or (merge is not None
                                                       and not 0 <= merge < learned):  # fmt: skip
@@ -98,12 +86,7 @@ def reinit_motif(
         if tensor is None:
             continue
         shape = (len(channels), *tensor.shape[1:])
-        if direction is None:
-            fresh = (2 * torch.rand(shape, generator=generator) - 1) * bound
-        elif tensor is out.weight:
-            fresh = _scaled(direction, tensor, channels)
-        else:
-            fresh = torch.zeros(shape)
+        fresh = (2 * torch.rand(shape, generator=generator) - 1) * bound
         tensor.index_copy_(0, index, fresh.to(tensor))
         _clear_moments(optimizer, tensor, 0, channels)
     weight = head_input_weight(model)

@@ -1,9 +1,9 @@
-"""Splitting one motif of a Sparling model into another: the edit behind the idle-channel rule.
+"""Splitting one motif of a Sparling model into another: the edit behind the channel-edit rule.
 
 On the planted task a run can end with one channel (or block) carrying two motifs and
 another idle (``evaluate/identifiability.py``): at a density near the true one the shared
 channel has the firing budget of one motif, so it misses sites of both, and a smaller density
-step does not give the motif back (``train/rollback.py``). This is the dead-code problem of
+step does not give the motif back (``train/rules/rollback.py``). This is the dead-code problem of
 vector quantisation, and the remedy here is LBG's: put a copy of the busiest code word in
 place of the dead one, a little apart, and let training pull the two apart.
 
@@ -124,3 +124,16 @@ def apply_split(
         rows = weight[channels]
         shake = torch.randn(rows.shape, generator=generator, dtype=rows.dtype)
         weight[channels] = rows * (1 + noise * shake.to(rows.device))
+
+
+@torch.no_grad()
+def move_filters(model, motif: int, toward, away, step: float) -> None:
+    """Move ``motif``'s ``g`` output filters by ``step`` x their norm along the unit line from
+    feature vector ``away`` to ``toward`` (a split's copies aimed at the two patterns their
+    source carried, or a motif pushed off a pattern another motif owns)."""
+    weight = model.g.out.weight
+    line = torch.as_tensor(toward - away, dtype=weight.dtype, device=weight.device)
+    line = line / line.norm().clamp_min(1e-12)
+    for channel in model.motif_groups()[motif]:
+        row = weight[channel].reshape(-1)
+        weight[channel] = (row + step * row.norm() * line).reshape(weight[channel].shape)

@@ -25,9 +25,7 @@ dense phase of gradient (a run stuck at the all-blank output for 100k+ samples).
 
 Option ``compete_window=r`` (off by default; splicing turns it on): channels compete for
 positions, so two channels never fire within r of each other: the anti-copy rule
-(``sparsity/rules.py`` says how and why). ``compete_below`` (when it starts),
-``compete_thresholds`` (which values set the thresholds while it runs) and ``compete_ramp``
-(over how many samples it is phased in) tune it.
+(``sparsity/rules.py`` says how and why); it starts with the peak rule.
 
 Option ``share_range=[low, high]`` (off by default): the channels share one firing budget,
 each channel's density anywhere in ``[low, high]`` x the target (``sparsity/budget.py``),
@@ -91,9 +89,6 @@ class SpatialSparsity(nn.Module):
         peak_window: int = 0,
         peak_below: float = 1.0,
         compete_window: int = 0,
-        compete_below: float | None = None,
-        compete_thresholds: str = "after",
-        compete_ramp: int = 0,
         share_range: tuple[float, float] | None = None,
         block_size: int = 1,
         strand_window: int = 0,
@@ -119,16 +114,6 @@ class SpatialSparsity(nn.Module):
         if compete_window < 0:
             raise ConfigError(f"compete_window must be >= 0, got {compete_window}")
         self.compete_window = int(compete_window)
-        self.compete_below = self.peak_below if compete_below is None else float(compete_below)
-        if compete_thresholds not in ("after", "before"):
-            raise ConfigError(
-                f"compete_thresholds must be 'after' or 'before', got {compete_thresholds!r}"
-            )
-        self.compete_thresholds = compete_thresholds
-        if compete_ramp < 0:
-            raise ConfigError(f"compete_ramp must be >= 0, got {compete_ramp}")
-        self.compete_ramp = int(compete_ramp)
-        self._contested = 0  # training samples seen with the contest on (for the ramp)
         if strand_window < 0:
             raise ConfigError(f"strand_window must be >= 0, got {strand_window}")
         self.strand_window = int(strand_window)
@@ -172,9 +157,6 @@ class SpatialSparsity(nn.Module):
             peak_window=options.peak_window,
             peak_below=options.peak_below,
             compete_window=options.compete_window or 0,
-            compete_below=options.compete_below,
-            compete_thresholds=options.compete_thresholds or "after",
-            compete_ramp=options.compete_ramp or 0,
             share_range=options.share_range,
             block_size=(options.block_size or 1) if blocks else 1,
             strand_window=options.strand_window or 0,
@@ -224,10 +206,8 @@ class SpatialSparsity(nn.Module):
         peaks = self.keep_peaks(block_norms(z, self.block_size), strand)
         s = self.compete(peaks)
         if self.training:
-            if self.competing():
-                self._contested += x.shape[0]
             with torch.no_grad():
-                self._observe((peaks if self.compete_thresholds == "before" else s).detach())
+                self._observe(s.detach())
         shape = (1, -1) + (1,) * (s.dim() - 2)
         kept = F.relu(s - self.thresholds.view(shape).to(s.dtype))
         if self.block_size == 1:
@@ -256,25 +236,18 @@ class SpatialSparsity(nn.Module):
 
     def competing(self) -> bool:
         """Whether the channel competition applies at the current density."""
-        return self.compete_window > 0 and self.blocks > 1 and self.density <= self.compete_below
-
-    def loser_scale(self) -> float:
-        """The factor on a contest loser's output: 0 once ``compete_ramp`` samples have
-        passed with the contest on (at once without a ramp)."""
-        if not self.compete_ramp:
-            return 0.0
-        return max(0.0, 1.0 - self._contested / self.compete_ramp)
+        return self.compete_window > 0 and self.blocks > 1 and self.density <= self.peak_below
 
     def compete(self, z: torch.Tensor) -> torch.Tensor:
-        """With ``compete_window`` r > 0 (and density at most ``compete_below``): ``z`` with the
-        candidates (``z > t``) that lose the competition within ±r set to -inf, or scaled
-        towards ``t`` during the ramp (:func:`rules.contest`); positions below threshold keep
-        their values, so the threshold estimate still sees them."""
+        """With ``compete_window`` r > 0 (and density at most ``peak_below``): ``z`` with the
+        candidates (``z > t``) that lose the competition within ±r set to -inf
+        (:func:`rules.contest`); positions below threshold keep their values, so the threshold
+        estimate still sees them."""
         if not self.competing():
             return z
         shape = (1, -1) + (1,) * (z.dim() - 2)
         t = self.thresholds.view(shape).to(z.dtype)
-        return contest(z, t, self.compete_window, self.loser_scale())
+        return contest(z, t, self.compete_window)
 
     @torch.no_grad()
     def active_sites(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -306,11 +279,7 @@ class SpatialSparsity(nn.Module):
             values = torch.full_like(z, float("-inf"))
             values[channel, position] = value
             keep = competition_winners(values[None], self.compete_window)[0][channel, position]
-            scale = self.loser_scale()
-            if scale > 0.0:  # the ramp: losers kept, scaled towards the threshold
-                value = torch.where(keep, value, t[channel] + scale * (value - t[channel]))
-            else:
-                channel, position, value = channel[keep], position[keep], value[keep]
+            channel, position, value = channel[keep], position[keep], value[keep]
         return channel, position, value - t[channel]
 
     def pre_threshold(self, x: torch.Tensor, strand: torch.Tensor | None = None) -> torch.Tensor:
@@ -333,7 +302,7 @@ class SpatialSparsity(nn.Module):
         z = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                          training=False, eps=self.eps)  # fmt: skip
         peaks = self.keep_peaks(block_norms(z, self.block_size))
-        rows = self._rows(peaks if self.compete_thresholds == "before" else self.compete(peaks))
+        rows = self._rows(self.compete(peaks))
         self._warm.fill_(False)
         self._pending, self._pending_elements = [], 0
         self._update(self._estimate(rows, rows.shape[1]), rows)
@@ -408,22 +377,18 @@ class SpatialSparsity(nn.Module):
         return {
             "pending": [t.detach().cpu().clone() for t in self._pending],
             "pending_elements": int(self._pending_elements),
-            "contested": int(self._contested),
         }
 
     def set_extra_state(self, state: dict) -> None:
         device = self.thresholds.device
         self._pending = [t.to(device) for t in state.get("pending", [])]
         self._pending_elements = int(state.get("pending_elements", 0))
-        self._contested = int(state.get("contested", 0))
 
     def extra_repr(self) -> str:
         return (
             f"channels={self.channels}, density={self.density:.3g}, affine={self.affine}, "
             f"per_channel={self.per_channel}, min_hits={self.min_hits:g}, "
             f"peak_window={self.peak_window}, compete_window={self.compete_window}"
-            + (", compete_thresholds='before'" if self.compete_thresholds == "before" else "")
-            + (f", compete_ramp={self.compete_ramp}" if self.compete_ramp else "")
             + ("" if self.share_range is None else f", share_range={list(self.share_range)}")
             + ("" if self.block_size == 1 else f", block_size={self.block_size}")
             + (f", strand_window={self.strand_window}" if self.strand_window else "")

@@ -14,20 +14,14 @@ competition, rather than a decorrelation penalty on the activation maps, because
 densities of 1e-3 a batch holds a few dozen hits per channel (too few for a stable
 correlation estimate), while the rule is exact at every position, needs no weight to tune,
 and costs a max-pool and two cumulative maxima. Like the peak rule, it starts once the
-density is at most ``peak_below`` (or ``compete_below``, when set): in the dense phase most
-windows hold several channels' hits and the rule would starve them of gradient.
+density is at most ``peak_below``: in the dense phase most windows hold several channels'
+hits and the rule would starve them of gradient.
 
-On DigitCircle (11 channels) a contest switched on at once broke the model, whatever the
-density it started at (6x the true density or 2x) and whichever values set the thresholds:
-validation exact match fell from 94% to under 4% in one annealing step and did not come
-back. ``h`` had learnt to read digits from several channels at once, and the contest left
-one of them, often not the digit's own. ``compete_thresholds="before"`` takes the thresholds
-from the values before the contest: a loser stays off (the density may fall below the
-target) instead of lowering its threshold until it fires elsewhere, which suits a layer whose
-every channel has its own symbol to find; "after" (the default) suits splicing, where a copy
-should go and find sites of its own. ``compete_ramp=n`` phases the contest in: over the
-first n training samples it applies to, a loser's output is scaled by a factor that falls
-from 1 to 0, so ``h`` and ``g`` can move off co-firing before it is gone.
+On DigitCircle (11 channels) a contest switched on at once broke the model whatever the
+density it started at (validation exact match 94% -> under 4% in one step): ``h`` had learnt
+to read digits from several channels at once. Variants that delayed it, kept a loser off, or
+faded it in were tried and removed (docs/method.md, "Tried and removed"); the contest suits
+splicing, where a copy should go and find sites of its own.
 """
 
 from __future__ import annotations
@@ -65,18 +59,15 @@ def competition_winners(values: torch.Tensor, window: int) -> torch.Tensor:
     return torch.zeros_like(values, dtype=torch.bool).scatter(1, first, wins)
 
 
-def contest(z: torch.Tensor, thresholds: torch.Tensor, window: int, loser_scale: float = 0.0):
+def contest(z: torch.Tensor, thresholds: torch.Tensor, window: int) -> torch.Tensor:
     """``z`` (N, C, ...) with the candidates (``z > thresholds``) that lose the channel contest
-    within ±``window`` (:func:`competition_winners`) set to -inf; with ``loser_scale`` k > 0
-    moved to ``t + k (z - t)`` instead, so that their output ``relu(z - t)`` is scaled by k
-    (the contest phased in). Positions below threshold keep their values."""
+    within ±``window`` (:func:`competition_winners`) set to -inf. Positions below threshold
+    keep their values."""
     with torch.no_grad():
         candidate = z.detach() > thresholds
         values = torch.where(candidate, z.detach(), torch.full_like(z, float("-inf")))
         lose = candidate & ~competition_winners(values, window)
-    if loser_scale <= 0.0:
-        return torch.where(lose, torch.full_like(z, float("-inf")), z)
-    return torch.where(lose, thresholds + loser_scale * (z - thresholds), z)
+    return torch.where(lose, torch.full_like(z, float("-inf")), z)
 
 
 def strand_winners(

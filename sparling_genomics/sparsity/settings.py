@@ -1,10 +1,8 @@
-"""The ``model.sparse`` block of a run's config: the sparse layer's options (``layer.py``)
-and the co-firing penalty's (``cofiring.py``)."""
+"""The ``model.sparse`` block of a run's config: the sparse layer's options (``layer.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from ..config import bounded
 
@@ -19,19 +17,10 @@ class SparseSettings:
     min_hits: float = bounded(20.0, min=0)
     peak_window: int = bounded(5, min=0)  # one activation per site; 0 = the paper's layer
     peak_below: float = bounded(0.01, above=0, max=1)  # ... once the density is at most this
-    # Channels compete within +-compete_window (the anti-copy rule, see layer.py's docstring);
-    # 0 = off. None (not in the config, settable in any task): off (the paper's layer).
-    # Starts once the density is at most compete_below (None: peak_below, with the peak rule).
+    # Channels compete within +-compete_window (the anti-copy rule, see layer.py's docstring),
+    # from the density the peak rule starts at; 0 = off. None (not in the config, settable in
+    # any task): off (the paper's layer).
     compete_window: int | None = bounded(None, min=0, optional=True, settable=True)
-    compete_below: float | None = bounded(None, above=0, max=1, optional=True, settable=True)
-    # The values the thresholds are taken from while channels compete: "after" the contest
-    # (a loser fires elsewhere) or "before" it (a loser stays off). None (not in the config,
-    # settable): "after".
-    compete_thresholds: Literal["after", "before"] | None = bounded(
-        None, optional=True, settable=True
-    )
-    # Training samples over which a contest loser's output fades out (None or 0: at once).
-    compete_ramp: int | None = bounded(None, min=0, optional=True, settable=True)
     # [low, high]: one shared firing budget, each channel's density within low..high x the
     # target (sparsity/budget.py); None (not in the config, settable) or [1, 1]: per-channel.
     share_range: list[float] | None = bounded(None, optional=True, settable=True)
@@ -40,7 +29,3 @@ class SparseSettings:
     # A peak loses to the other strand's larger value within +-strand_window (the strand
     # rule, for palindromes); None (not in the config, settable) or 0: off.
     strand_window: int | None = bounded(None, min=0, optional=True, settable=True)
-    # The co-firing penalty (sparsity/cofiring.py): weight of the loss term on two channels
-    # being on within +-cofire_window (None: the peak window); None or 0: off.
-    cofire_weight: float | None = bounded(None, min=0, optional=True, settable=True)
-    cofire_window: int | None = bounded(None, min=0, optional=True, settable=True)

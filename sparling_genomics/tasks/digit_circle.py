@@ -71,13 +71,9 @@ class DigitCircleModel:
             peak_window=3,  # map positions: +-6 px at stride 2
             peak_below=0.001,
             # One firing budget shared by the 12 channels (sparsity/budget.py), each channel
-            # between 0.1x and 1.3x the density: the two spare channels may fall silent
-            # instead of doubling a digit another channel already fires on, and no channel
-            # can take two digits (2.4x). Seeds 0-2, per-channel densities -> this budget:
-            # E2EE 9.7/9.9/6.7 -> 4.3/4.1/4.9%, CE 4.9 -> 0.4% (mean), one channel per digit
-            # and both spares unneeded in every seed, consistency 89.3 -> 93.5% moving only the
-            # winning channel (98.1 -> 93.5% moving a digit's every channel: no more second
-            # channels to move); BENCHMARKS.md "DigitCircle", docs/paper-domains.md.
+            # between 0.1x and 1.3x the density: the two spare channels may fall silent instead
+            # of doubling a digit, and no channel can take two digits (the runs that chose it:
+            # docs/paper-domains.md; BENCHMARKS.md "DigitCircle").
             share_range=[0.1, 1.3],
         )
     )
@@ -90,22 +86,15 @@ DEFAULTS = {
         # the bar falls 1% per evaluation (the paper: every 20,000 samples, 0.2%), so the
         # 27 steps to the true density fit a 30-minute CPU budget.
         "eval_every": 2_000,
-        # After annealing (which ends at 170-195k samples), the learning rate decayed along
-        # a half cosine over 240k samples, in a 40-minute budget. At 64k, validation exact
-        # match was still rising (0.81 -> 0.88) when the runs ended; 64k -> 160k, means of
-        # seeds 0-2: E2EE 4.4 -> 2.4%, FNE 3.3 -> 1.7%, consistency 93.5 -> 96.7%; 240k with
-        # the channel edits below gives the edits' last 120k samples room to recover
-        # (docs/paper-domains.md, DigitCircle attempts 29-30; BENCHMARKS.md "DigitCircle").
+        # After annealing (which ends at 170-195k samples), the learning rate decayed along a
+        # half cosine over 240k samples, in a 40-minute budget (docs/paper-domains.md,
+        # DigitCircle attempts 20-30).
         "final_samples": 240_000,
         "max_seconds": 2_400.0,
         "final_lr_schedule": "cosine",
-        # Whether a seed leaves the dense task's plateau (training loss ~2.3: the right
-        # number of digits, not which) within ~20k samples is down to chance: seed 2 never
-        # did in 200k samples without the ramp. Probes of 16-24k samples, seeds 0-2: one
-        # in three still on it with or without a 250-step learning-rate ramp (the seed
-        # moves: 2 without, 1 with) and with a 0.1 start density. With the ramp all three
-        # learnt by 30k in full runs; a run that has not learnt by 40k samples starts again
-        # from a new initialisation (docs/paper-domains.md).
+        # Whether a seed leaves the dense task's plateau is down to chance: a learning-rate
+        # ramp, and a new initialisation for a run that has not learnt by 40k samples
+        # (docs/paper-domains.md, the dense phase's plateau).
         "warmup_samples": 4_000,
         "plateau_restart_samples": 40_000,
         "prefetch": True,
@@ -120,20 +109,11 @@ PRESETS: dict[str, dict] = {
     # The defaults above (BENCHMARKS.md: DigitCircle, seeds 0-2), and:
     "cpu": {
         "annealing": {
-            # One digit, one channel (train/channel_split.py), looking every 20k samples from
-            # 1.5x the stop density to half the final phase: a channel whose second firing
-            # cluster (g's features) is a digit another channel owns is pushed off it, of two
-            # channels on one digit the less needed becomes a spare again, and a channel carrying
-            # a digit no other owns is split into a spare. Seed 2, which ended with its 9s
-            # spread over other digits' channels or on two of their own, met one floor of
-            # two at best without all three (docs/paper-domains.md, attempts 22-30;
-            # BENCHMARKS.md "DigitCircle": every seed within both with them).
-            "split_samples": 20_000,
-            "split_within": 1.5,
-            "split_source": "two_patterns",
-            "split_push": True,
-            "split_merge": True,
-            "split_until": 0.5,
+            # One digit, one channel: the channel edits (train/rules/channel_edit.py) from 1.5x
+            # the stop density to half the final phase (docs/training-rules.md; the runs:
+            # docs/paper-domains.md, attempts 16-30).
+            "channel_edit": {"samples": 20_000, "within": 1.5, "source": "two_patterns",
+                             "push": True, "merge": True, "until": 0.5},
         },
     },
     "paper": {

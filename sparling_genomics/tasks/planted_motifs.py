@@ -143,10 +143,7 @@ class PlantedModel:
 # so a run ends where its schedule ends (540k-755k samples on the default set, 665k-965k on
 # two of three 300-bp random draws) or at max_samples (1.5M: draw 2, whose steps were taken
 # back 16 times, bench_runs/archive/planted_i24h), on any machine; max_seconds is a cap for a
-# machine far slower than 2 cores, reported when it ends a run. No annealing deadline
-# (finish_by_samples 0): with one at 450k seed 2 collapsed (forced steps while accuracy sat
-# at 0.63 left two channels dead: exact match 39.6% against 86.0% without;
-# bench_runs/archive/planted_i24).
+# machine far slower than 2 cores, reported when it ends a run.
 # Motif blocks of 2 channels (sparsity/blocks.py): with one channel per motif, seeds 0/1/2 of
 # the default set reached exact match 89.5/38.5/63.2% (a channel died as the density fell);
 # with blocks of 2, 96.5/96.7/91.7% with the identifiability conditions met on every seed
@@ -159,39 +156,23 @@ DEFAULTS = {
         "max_seconds": 3_600.0,
         "eval_every": 5_000,
         "eval_batch_size": 500,
-        # 500k final samples at the true density (100k -> 250k: draws 1/2 88.65/85.55% -> 91.45/
-        # 87.65%; 250k -> 500k, one host, same annealing paths: seeds 97.25/97.10/96.75 ->
-        # 96.90/97.75/97.75%, draws 90.50/87.85/83.40 -> 91.55/89.80/82.95%,
-        # bench_runs/planted_cpu_preset), the learning rate along a half cosine (was constant:
-        # draw 3 without the sparse layer, one host, 86.2 -> 88.3% test exact match;
-        # BENCHMARKS.md "Planted motifs").
+        # 500k final samples at the true density, the learning rate along a half cosine (the
+        # runs that chose both: docs/method.md, "Design choices"; BENCHMARKS.md "Planted motifs").
         "final_samples": 500_000,
         "final_lr_schedule": "cosine",
-        # A fresh initialisation when validation exact match is under 5% after 100k samples:
-        # every run of bench_runs/archive/planted_i24c but one passed 5% by 45k; draw 3 sat at loss
-        # ~42-58, exact match 0-1%, for 320k samples (it never left the untrained loss).
+        # A fresh initialisation when validation exact match is under 5% after 100k samples
+        # (an initialisation that never left the untrained loss: bench_runs/archive/planted_i24c).
         "plateau_restart_samples": 100_000,
     },
     "annealing": {
         "stop_density": "auto",  # 'auto': the task's true motif density
         "bar_decay_per_sample": 1e-6,
-        "finish_by_samples": 0,  # no deadline (above)
-        # A step not recovered from within 50k samples (accuracy 0.02 under the mean of the
-        # last evaluations before it) is taken back and retaken smaller, at most 4 times a
-        # run; the step into the final phase is not watched (train/rollback.py). The first
-        # form (reference: the step's own evaluation, no cap) took seed 0 69.7 -> 96.7% but
-        # took draw 2 back 16 times, to 59.6% (bench_runs/archive/planted_i24h); this one, one host:
-        # 97.3/97.1/78.1% and draws 90.5/72.4/83.4% (planted_i24i).
-        "rollback_samples": 50_000,
-        # Every 50k samples once the density is within 1.5x the true one, the busiest motif is
-        # split into an idle one (at most 2 a run; train/channel_split.py). One host, against
-        # the rollback rule alone (planted_i24i: seeds 97.3/97.1/78.1%, draws 90.5/72.4/83.4%):
-        # seeds 97.3/97.1/96.8%, draws 90.5/87.9/83.4% (250k final samples,
-        # archive/planted_cpu_preset_final250k). Looking from 8x (the default) split an
-        # idleness of draw 1 mid-annealing that would have passed:
-        # seeds 97.4/97.1/96.8%, draws 84.9/89.3/83.6% (planted_split_within8).
-        "split_samples": 50_000,
-        "split_within": 1.5,
+        # Two training rules (train/rules/): a step not recovered from within 50k samples is
+        # taken back and retaken smaller (rollback.py), and once the density is within 1.5x
+        # the true one the busiest motif is split into an idle one every 50k samples
+        # (channel_edit.py). What each did on the planted runs: docs/method.md.
+        "rollback": {"samples": 50_000},
+        "channel_edit": {"samples": 50_000, "within": 1.5},
     },
 }
 

@@ -18,6 +18,7 @@ import torch
 from ..config import to_dict
 from ..errors import CheckpointError
 from ..io import atomic_write
+from .legacy import rule_states_before_plugins
 
 FORMAT = "sparling-genomics-checkpoint-2"
 
@@ -104,14 +105,12 @@ def checkpoint_payload(trainer) -> dict:
         "model": trainer.model.state_dict(),
         "optimizer": trainer.optimizer.state_dict(),
         "annealer": trainer.annealer.state_dict(),
-        "trainer": dict(trainer.state),
+        "trainer": trainer.state.state_dict(),
+        "rules": {rule.name: rule.state_dict() for rule in trainer.rules},
         "torch_rng": torch.get_rng_state(),
         "task": trainer.task.training_state(),
         "best_model": trainer.best_state,
         "accepted_model": trainer.accepted_state,
-        "rollback": trainer.probation.state_dict(),
-        "split": trainer.splitter.state_dict(),
-        "resample": trainer.resampler.state_dict(),
         **({} if trainer.core_optimizer is None
            else {"core_optimizer": trainer.core_optimizer.state_dict()}),
     }  # fmt: skip
@@ -119,24 +118,22 @@ def checkpoint_payload(trainer) -> dict:
 
 def restore_trainer(trainer, path: Path) -> None:
     """Continue a killed run: load its ``last.pt`` into ``trainer`` (weights, optimizers,
-    annealer, loop state, the task's training state, torch RNG, the kept best/accepted weights,
-    the step on probation)."""
+    annealer, each rule's state, loop state, the task's training state, torch RNG, the kept
+    best/accepted weights)."""
     payload = load_checkpoint(path, map_location=trainer.device)
     try:
         trainer.model.load_state_dict(payload["model"])
         trainer.optimizer.load_state_dict(payload["optimizer"])
         trainer.annealer.load_state_dict(payload["annealer"])
         trainer.task.load_training_state(payload.get("task", {}))
-        trainer.state.update(payload["trainer"])
+        trainer.state.load_state_dict(payload["trainer"])
         torch.set_rng_state(payload["torch_rng"].cpu())
         trainer.best_state = payload.get("best_model")
         trainer.accepted_state = payload.get("accepted_model")
-        if "rollback" in payload:  # checkpoints written before rollback.py have none
-            trainer.probation.load_state_dict(payload["rollback"])
-        if "split" in payload:  # nor before channel_split.py
-            trainer.splitter.load_state_dict(payload["split"])
-        if "resample" in payload:  # nor before channel_resample.py
-            trainer.resampler.load_state_dict(payload["resample"])
+        states = payload["rules"] if "rules" in payload else rule_states_before_plugins(payload)
+        for rule in trainer.rules:
+            if rule.name in states:
+                rule.load_state_dict(states[rule.name])
         if trainer.core_optimizer is not None:
             trainer.core_optimizer.load_state_dict(payload["core_optimizer"])
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:

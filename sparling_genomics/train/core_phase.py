@@ -40,31 +40,31 @@ def train_core(trainer) -> None:
     seconds = math.inf if t.core_seconds is None else t.core_seconds
     progress = Progress(
         trainer.progress,
-        s["core_samples"],
+        s.core_samples,
         max_samples=samples,
         max_seconds=seconds,
         metric="loss",
         label="core",
     )
-    started = time.monotonic() - s["core_elapsed"]
+    started = time.monotonic() - s.core_elapsed
     last_checkpoint = time.monotonic()
-    next_log = (s["core_samples"] // t.eval_every + 1) * t.eval_every
+    next_log = (s.core_samples // t.eval_every + 1) * t.eval_every
     batches = BatchPrefetcher(trainer.task, t.batch_size, enabled=t.prefetch)
     try:
-        while s["core_samples"] < samples and s["core_elapsed"] < seconds:
-            batch = batches.get(s["core_step"]).to(trainer.device)
+        while s.core_samples < samples and s.core_elapsed < seconds:
+            batch = batches.get(s.core_step).to(trainer.device)
             loss = core.loss(core.site_logits(batch.x), batch.y)
             trainer.core_optimizer.zero_grad(set_to_none=True)
             loss.backward()
             trainer.core_optimizer.step()
-            s["core_step"] += 1
-            s["core_samples"] += len(batch)
-            s["loss_sum"] += float(loss.detach())
-            s["loss_count"] += 1
-            s["core_elapsed"] = time.monotonic() - started
-            progress.step(len(batch), s["core_samples"], s["core_elapsed"], "core")
-            done = s["core_samples"] >= samples or s["core_elapsed"] >= seconds
-            if s["core_samples"] >= next_log and not done:
+            s.core_step += 1
+            s.core_samples += len(batch)
+            s.loss_sum += float(loss.detach())
+            s.loss_count += 1
+            s.core_elapsed = time.monotonic() - started
+            progress.step(len(batch), s.core_samples, s.core_elapsed, "core")
+            done = s.core_samples >= samples or s.core_elapsed >= seconds
+            if s.core_samples >= next_log and not done:
                 next_log += t.eval_every
                 trainer._log(core_record(trainer))
                 if time.monotonic() - last_checkpoint >= t.checkpoint_every_seconds:
@@ -85,9 +85,9 @@ def train_core(trainer) -> None:
     record.update({f"core_val_{k}": v for k, v in alone.e2e.items()})
     record["core_densities"] = [layer.density for layer in trainer.model.core_sparse]
     record["core_site_shares"] = shares  # of the calibration windows' labelled sites
-    record["elapsed"] = round(s["core_elapsed"], 3)
+    record["elapsed"] = round(s.core_elapsed, 3)
     trainer._log(record)
-    s["phase"] = trainer._main_phase()
+    s.phase = trainer._main_phase()
     trainer.save()
 
 
@@ -100,7 +100,7 @@ def calibrate_core(trainer) -> list[float | None]:
     the windows' labelled sites. Returns each channel's share of those sites it fires at
     (None for a class with no site in the windows)."""
     t = trainer.config.train
-    logits, labels, seen, index = [], [], 0, trainer.state["core_step"]
+    logits, labels, seen, index = [], [], 0, trainer.state.core_step
     while seen < CORE_CALIBRATION_WINDOWS:
         batch = trainer.task.train_batch(index, t.batch_size)
         logits.append(trainer.model.core(batch.x.to(trainer.device)))
@@ -154,10 +154,9 @@ def core_record(trainer) -> dict:
     s = trainer.state
     record = {
         "phase": "core",
-        "core_step": s["core_step"],
-        "core_samples": s["core_samples"],
-        "core_loss": s["loss_sum"] / max(1, s["loss_count"]),
-        "elapsed": round(s["core_elapsed"], 3),
+        "core_step": s.core_step,
+        "core_samples": s.core_samples,
+        "core_loss": s.take_loss(),
+        "elapsed": round(s.core_elapsed, 3),
     }
-    s["loss_sum"], s["loss_count"] = 0.0, 0
     return record

@@ -27,7 +27,7 @@ def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | N
     other data to score on. An input file the run records that is not where the record
     points is a one-line error naming it, where it was looked for and the option to give."""
     path = config_path(run)
-    config = load_saved_config(path)
+    config = load_saved_config(path, use="evaluate")
     cls = task_class(config.task)
     if dataset is not None:
         if "data.dataset" not in cls.path_keys:

@@ -2,8 +2,9 @@
 
 Here, in the train layer, because a run's config joins what each task owns (its ``data`` and
 ``model`` dataclasses, what it sets in the shared blocks, its presets; ``tasks``) with the
-trainer's settings (``train.settings``) and the annealer's (``sparsity.annealing``); the
-merging and checking itself is ``config``'s.
+trainer's settings (``train.settings``), Algorithm 1's (``sparsity.annealing``) and the
+training rules' blocks (``train.rules``); the merging and checking itself is ``config``'s.
+Runs saved before today's keys are read through ``train.legacy``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 from pathlib import Path
+from typing import Literal
 
 from ..config import RunConfig, load_yaml, merge
 from ..errors import ConfigError, close_match
 from ..io import record_path, resolve_recorded
-from ..sparsity.annealing import AnnealingSettings
 from ..tasks.registry import task_class
+from .legacy import refuse_old_keys, refuse_retired, upgrade_saved
+from .rules import AnnealingConfig
 from .settings import TrainSettings
 
 
@@ -29,7 +32,7 @@ def default_config(name: str) -> RunConfig:
         data=cls.data_config(),
         model=cls.model_config(),
         train=TrainSettings(),
-        annealing=AnnealingSettings(),
+        annealing=AnnealingConfig(),
     )
     return merge(config, cls.defaults, every=True)
 
@@ -55,19 +58,27 @@ def resolve_config(
         user.pop("preset", None)
         if user.get("task", task) != task:
             raise ConfigError(f"{path}: config is for task {user['task']!r}, not {task!r}")
+        refuse_old_keys(user, str(path))
         config = merge(config, user)
     for override in overrides or []:
+        refuse_old_keys(override, "--set")
         config = merge(config, override)
     return config
 
 
-def load_saved_config(path: Path) -> RunConfig:
+def load_saved_config(path: Path, *, use: Literal["read", "evaluate", "resume"] = "read",
+                      ) -> RunConfig:  # fmt: skip
     """A run's saved ``config.yaml``, checked against the current defaults of its task (keys
-    added since it was saved take the values it was trained with: ``saved_run_defaults``).
-    The files it names (the task's ``path_keys``) are found from the run's folder: relative
-    to it as :func:`recorded_config` writes them, else as an older run recorded them
-    (relative to the working folder), whatever the folder it is read from."""
-    saved = load_yaml(path)
+    added since it was saved take the values it was trained with: ``saved_run_defaults``;
+    keys renamed or removed since are read through ``legacy.upgrade_saved``). A removed
+    setting the run used is refused in one line when it matters to the ``use``
+    (``legacy.refuse_retired``). The files it names (the task's ``path_keys``) are found from
+    the run's folder: relative to it as :func:`recorded_config` writes them, else as an older
+    run recorded them (relative to the working folder), whatever the folder it is read from."""
+    raw = load_yaml(path)
+    if use != "read":
+        refuse_retired(raw, str(path), resume=use == "resume")
+    saved = upgrade_saved(raw)
     task = saved.pop("task", None)
     if not task:
         raise ConfigError(f"{path}: no 'task' key; not a run configuration")

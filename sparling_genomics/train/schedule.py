@@ -63,11 +63,3 @@ def on_plateau(
         and seen >= after
         and best < t.plateau_accuracy
     )
-
-
-def final_share(t: TrainSettings, state: dict, samples: int) -> float:
-    """The share of the final phase passed at ``samples`` (0 before it begins): where the
-    channel rules (``channel_split.py``, ``channel_resample.py``) stop looking."""
-    if state["phase"] != "final":
-        return 0.0
-    return (samples - state["final_start"]) / max(1, t.final_samples)

@@ -16,24 +16,26 @@ from ..config import RunConfig, to_dict
 from ..errors import CheckpointError
 from ..rundir import series_checkpoint_path
 from .checkpoint import load_checkpoint, save_checkpoint
+from .state import TrainerState
 
 
-def keep_checkpoint(out: Path, config: RunConfig, model, state: dict, record: dict | None) -> bool:
+def keep_checkpoint(out: Path, config: RunConfig, model, state: TrainerState,
+                    record: dict | None) -> bool:  # fmt: skip
     """Write the series checkpoint of the trainer's ``state`` when one is due: at the start,
     then at the first evaluation at or after each multiple of ``keep_checkpoints_every``."""
     every = config.train.keep_checkpoints_every
-    if not every or state["phase"] == "core" or state["samples"] < state.get("next_keep", 0):
+    if not every or state.phase == "core" or state.samples < state.next_keep:
         return False
-    save_checkpoint(series_checkpoint_path(out, state["step"]), {
+    save_checkpoint(series_checkpoint_path(out, state.step), {
         "config": to_dict(config),
         "model": model.state_dict(),
-        "step": state["step"],
-        "samples": state["samples"],
-        "phase": state["phase"],
+        "step": state.step,
+        "samples": state.samples,
+        "phase": state.phase,
         "density": model.density,
         "record": record or {},
     })  # fmt: skip
-    state["next_keep"] = (state["samples"] // every + 1) * every
+    state.next_keep = (state.samples // every + 1) * every
     return True
 
 

@@ -79,23 +79,3 @@ def test_reinit_is_reproducible_and_refuses_what_it_cannot_edit():
     model.h.inp = None
     with pytest.raises(ConfigError, match="head whose first layer `inp`"):
         check_reinit(model)
-
-
-def test_a_given_direction_becomes_the_filter_at_the_other_filters_norm(tiny_dataset):
-    """The resampling rule's ``missed`` init: the filter points along the direction, as long
-    as the other learned filters on average, bias 0; the output is unchanged as before."""
-    t, model = _splicing(tiny_dataset)
-    model.eval()
-    x = t.train_batch(99, 4).x
-    with torch.no_grad():
-        head_input_weight(model)[:, 1] = 0  # a never-needed motif: h ignores it
-        before = model(x)["logits"]
-    weight = model.g.out.weight.detach()
-    others = torch.cat([weight[:1], weight[2:]]).flatten(1).norm(dim=1).mean()
-    direction = torch.randn(weight.shape[1], generator=torch.Generator().manual_seed(3))
-    reinit_motif(model, 1, direction=direction)
-    new = weight[1].flatten()
-    assert torch.allclose(new.norm(), others) and float(model.g.out.bias.detach()[1]) == 0
-    assert torch.allclose(new / new.norm(), direction / direction.norm(), atol=1e-6)
-    with torch.no_grad():
-        assert torch.allclose(model(x)["logits"], before, atol=1e-5)

@@ -11,7 +11,6 @@ from sparling_genomics.sparsity.layer import (
     local_max,
     upper_quantile,
 )
-from sparling_genomics.sparsity.settings import SparseSettings
 
 SCALE = torch.tensor([1.0, 3.0, 0.5, 10.0])
 SHIFT = torch.tensor([0.0, 5.0, -2.0, 1.0])
@@ -226,58 +225,6 @@ def test_competing_channels_never_fire_within_the_window_of_each_other():
     assert torch.all(z[:, 1][out[:, 1] > 0] <= top)
 
 
-def test_thresholds_taken_before_the_contest_leave_the_losing_copies_off():
-    """"before": a copy that loses every contest keeps the original's threshold and stays
-    off; "after" (the default) lowers its threshold until it fires elsewhere."""
-    before, x = _twins(compete_window=2, compete_thresholds="before")
-    with torch.no_grad():
-        out = before(x)
-    fired = (out > 0).sum(dim=(0, 2))
-    assert fired[0] > 0 and fired[3] > 0 and fired[1] == 0 and fired[2] == 0
-    assert torch.equal(before.thresholds[1], before.thresholds[0])
-    after, _ = _twins(compete_window=2)
-    assert after.thresholds[1] < after.thresholds[0]
-    torch.testing.assert_close(before.thresholds[0], after.thresholds[0])
-    # calibrate takes its thresholds from the same values as training does.
-    calibrated = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01, compete_window=2,
-                                 compete_thresholds="before")  # fmt: skip
-    calibrated.calibrate(x)
-    assert torch.equal(calibrated.thresholds[1], calibrated.thresholds[0])
-    options = SparseSettings(peak_below=0.01, compete_window=2, compete_thresholds="before")
-    assert SpatialSparsity.from_config(4, 5e-4, options).compete_thresholds == "before"
-    assert SpatialSparsity.from_config(4, 5e-4, SparseSettings()).compete_thresholds == "after"
-    with pytest.raises(ConfigError, match="compete_thresholds"):
-        SpatialSparsity(4, 1e-3, compete_window=2, compete_thresholds="during")
-
-
-def test_compete_ramp_fades_the_losers_out_and_scan_agrees():
-    """Halfway through the ramp an exact copy's output is half the original's; after it,
-    nothing. The count survives a checkpoint, and the scan applies the same scale."""
-    layer, x = _twins(compete_window=2, compete_thresholds="before", compete_ramp=80)
-    assert layer._contested == 40 and layer.loser_scale() == 0.5
-    with torch.no_grad():
-        out = layer(x)
-        channel, position, value = layer.active_sites(x[:1])
-    torch.testing.assert_close(out[:, 1], 0.5 * out[:, 0])
-    assert (out[:, 0] > 0).any()
-    got = torch.zeros_like(out[:1])
-    got[0, channel, position] = value
-    torch.testing.assert_close(got, out[:1])
-    restored = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01, compete_window=2,
-                               compete_thresholds="before", compete_ramp=80)  # fmt: skip
-    restored.load_state_dict(layer.state_dict())
-    assert restored._contested == 40
-    layer.train()
-    for _ in range(5):
-        layer(x)
-    layer.eval()
-    assert layer.loser_scale() == 0.0
-    with torch.no_grad():
-        assert not (layer(x)[:, 1] > 0).any()
-    with pytest.raises(ConfigError, match="compete_ramp"):
-        SpatialSparsity(4, 1e-3, compete_window=2, compete_ramp=-1)
-
-
 def test_without_competition_copies_fire_together_and_the_layer_is_unchanged():
     off, x = _twins(compete_window=0)
     plain = SpatialSparsity(4, 1e-3, peak_window=2, peak_below=0.01)
@@ -302,19 +249,6 @@ def test_competition_waits_for_the_sparse_phase_and_scan_agrees_with_forward():
     got = torch.zeros_like(out)
     got[0, channel, position] = value
     assert torch.allclose(got, out)
-
-
-def test_compete_below_holds_the_competition_back_until_a_lower_density():
-    """Peaks start at peak_below; with compete_below the contest waits for that density."""
-    late = SpatialSparsity(4, 5e-3, peak_window=2, peak_below=0.01, compete_window=2,
-                           compete_below=1e-3)  # fmt: skip
-    assert late.density <= late.peak_below and not late.competing()
-    late.density = 1e-3
-    assert late.competing()
-    unset = SpatialSparsity(4, 5e-3, peak_below=0.01, compete_window=2)
-    assert unset.compete_below == 0.01 and unset.competing()
-    options = SparseSettings(peak_below=0.01, compete_window=2, compete_below=2e-4)
-    assert SpatialSparsity.from_config(4, 5e-4, options).compete_below == 2e-4
 
 
 def _winners_by_definition(values, window):

@@ -8,6 +8,7 @@ import torch
 
 from sparling_genomics.errors import ConfigError
 from sparling_genomics.tasks.splicing import SplicingTask
+from sparling_genomics.train.core_phase import train_core
 from sparling_genomics.train.run_config import resolve_config
 
 
@@ -225,7 +226,7 @@ def test_core_channels_are_present_and_frozen_during_the_main_training(tiny_data
         round(f, 6) for f in trainer.task.site_frequencies()
     ]
     before = {k: v.clone() for k, v in model.core.state_dict().items()}
-    trainer.train_core()
+    train_core(trainer)
     trained = {k: v.clone() for k, v in model.core.state_dict().items()}
     assert any(not torch.equal(before[k], trained[k]) for k in before if k != "trained")
     assert model.core.frozen and not any(p.requires_grad for p in model.core.parameters())

@@ -12,6 +12,7 @@ from sparling_genomics.train.core_phase import (
     CORE_DENSITY_STEP,
     density_for_recall,
     site_share,
+    train_core,
 )
 from sparling_genomics.train.run_config import resolve_config
 
@@ -51,7 +52,7 @@ def test_core_site_recall_raises_the_core_densities_with_peaks_kept(tiny_dataset
     trainer = Trainer(config, run, progress=False)
     create_run_directory(run, dump_yaml(config))
     frequencies = trainer.task.site_frequencies()
-    trainer.train_core()
+    train_core(trainer)
     record = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()][-1]
     for layer, f, share in zip(trainer.model.core_sparse, frequencies,
                                record["core_site_shares"]):  # fmt: skip

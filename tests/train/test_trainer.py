@@ -18,7 +18,6 @@ from sparling_genomics.rundir import (
 )
 from sparling_genomics.train import trainer as trainer_module
 from sparling_genomics.train.checkpoint import load_checkpoint
-from sparling_genomics.train.retry import train_or_resume
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import BatchPrefetcher, Trainer, train
 
@@ -332,14 +331,14 @@ def test_learning_rate_warms_up_then_follows_the_phase(tmp_path):
     trainer = Trainer(config, tmp_path / "run", progress=False)
 
     def lr_at(samples, phase="anneal"):
-        trainer.state["samples"], trainer.state["phase"] = samples, phase
+        trainer.state.samples, trainer.state.phase = samples, phase
         trainer._set_lr(100)
         return [group["lr"] for group in trainer.optimizer.param_groups]
 
     assert lr_at(0) == [pytest.approx(0.001)]  # first step: 100 of 400 samples
     assert lr_at(200) == [pytest.approx(0.003)]
     assert lr_at(300) == lr_at(5000) == [pytest.approx(0.004)]
-    trainer.state["final_start"] = 5000
+    trainer.state.final_start = 5000
     assert lr_at(6000, "final") == [pytest.approx(0.002)]  # constant final phase: lr x scale
     no_ramp = Trainer(tiny(lr=0.004), tmp_path / "other", progress=False)
     no_ramp._set_lr(100)
@@ -386,37 +385,3 @@ def test_a_run_that_never_learns_restarts_from_a_new_initialisation(tmp_path):
     plain = train(tiny(), tmp_path / "c", progress=False)
     assert plain["plateau_restarts"] == 0
     assert not any("restart" in r for r in read_log(tmp_path / "c"))
-
-
-def test_train_or_resume_continues_a_killed_run_of_the_same_config_only(tmp_path, monkeypatch):
-    """What a retried pipeline job does (`train --resume-if-same`): the same config continues
-    the killed run (the log of an unbroken run); another config replaces it; a folder that
-    is not a run is refused and kept."""
-    torch.set_num_threads(1)
-    config = tiny()
-    train(config, tmp_path / "whole", progress=False)
-    log = Trainer._log
-
-    def dies(self, record):
-        log(self, record)
-        if record["samples"] >= 320:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(Trainer, "_log", dies)
-    with pytest.raises(KeyboardInterrupt):
-        train_or_resume(config, tmp_path / "killed", progress=False)
-    monkeypatch.setattr(Trainer, "_log", log)
-    train_or_resume(config, tmp_path / "killed", progress=False)
-    assert read_log(tmp_path / "killed") == read_log(tmp_path / "whole")
-
-    other = tiny(lr=0.5 * config.train.lr)
-    train_or_resume(other, tmp_path / "killed", progress=False)  # finished, other config
-    assert f"lr: {0.5 * config.train.lr}" in (tmp_path / "killed" / "config.yaml").read_text()
-    assert read_log(tmp_path / "killed") != read_log(tmp_path / "whole")
-
-    mine = tmp_path / "mine"
-    mine.mkdir()
-    (mine / "keep.txt").write_text("mine")
-    with pytest.raises(RunDirectoryError, match="not a run folder"):
-        train_or_resume(config, mine, progress=False)
-    assert [p.name for p in mine.iterdir()] == ["keep.txt"]

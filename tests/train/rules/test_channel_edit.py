@@ -1,15 +1,22 @@
+import dataclasses
+
+import numpy as np
 import pytest
 import torch
 
 from sparling_genomics.errors import ConfigError
+from sparling_genomics.models import split as model_split
 from sparling_genomics.models.heads import CTCSequenceHead1D
-from sparling_genomics.sparsity.annealing import AnnealingSettings
-from sparling_genomics.train import channel_split
-from sparling_genomics.train.channel_split import IdleSplit, pick_split
+from sparling_genomics.train.rules import channel_edit
+from sparling_genomics.train.rules.channel_edit import (
+    ChannelEdit,
+    ChannelEditSettings,
+    pick_split,
+)
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import Trainer, train
 
-from .test_trainer import read_log, resumes_exactly
+from ..test_trainer import read_log, resumes_exactly
 
 
 def test_pick_split_takes_the_busiest_motif_into_an_idle_or_dead_one():
@@ -20,26 +27,29 @@ def test_pick_split_takes_the_busiest_motif_into_an_idle_or_dead_one():
     assert pick_split([0.0, 0.0, 0.0, 0.4]) is None  # median 0: nothing to compare with
 
 
-def test_the_rule_is_off_unless_set_and_looks_every_w_samples_within_its_density():
-    assert not IdleSplit.from_settings(AnnealingSettings()).due(10**6, 1e-3, 1e-3)
-    rule = IdleSplit.from_settings(AnnealingSettings(split_samples=100, split_limit=1))
-    assert rule.within == 8.0
+def test_the_rule_looks_every_w_samples_within_its_density():
+    assert resolve_config("planted", "tiny", overrides=[
+        {"annealing": {"channel_edit": None}}]).annealing.channel_edit is None  # fmt: skip
+    rule = ChannelEdit(ChannelEditSettings(samples=100, max_splits=1))
+    assert rule.settings.within == 8.0
     assert not rule.due(500, 0.0081, 0.001)  # above 8 x the stop density
     assert rule.due(500, 0.008, 0.001)
-    rule.since = 500
+    rule.state.since = 500
     assert not rule.due(599, 0.002, 0.001) and rule.due(600, 0.002, 0.001)
-    rule.splits = 1
+    rule.state.splits = 1
     assert not rule.due(10**6, 0.002, 0.001)  # its limit spent
-    rule.push = True
+    rule.settings.push = True
     assert rule.due(10**6, 0.002, 0.001)  # tidying goes on after the split limit
-    rule.until = 0.5
+    rule.settings.until = 0.5
     assert rule.due(10**6, 0.002, 0.001, 0.49) and not rule.due(10**6, 0.002, 0.001, 0.5)
     assert not rule.due(10**6, None, 0.001)  # no sparse layer
 
 
-def _tiny(**annealing):
+def _tiny(samples=None, **block):
+    """The tiny planted run with the rule looking every ``samples`` (none: no block)."""
+    edit = {"samples": samples, "within": 1000, **block} if samples else None
     return resolve_config("planted", "tiny", overrides=[
-        {"data": {"background": "iid"}, "annealing": {"split_within": 1000, **annealing}},
+        {"data": {"background": "iid"}, "annealing": {"channel_edit": edit, "rollback": None}},
         {"train": {"max_samples": 2400, "final_samples": 800}},
     ])  # fmt: skip
 
@@ -54,14 +64,14 @@ def _scripted_necessity(monkeypatch, idle=2):
         alpha = [0.0 if c == idle else 0.3 for c in range(model.learned)]
         return {"channels": [str(c) for c in range(model.learned)], "alpha": alpha}
 
-    monkeypatch.setattr(channel_split, "channel_necessity", necessity)
+    monkeypatch.setattr(channel_edit, "channel_necessity", necessity)
     return looks
 
 
 def test_a_run_splits_its_busiest_motif_into_an_idle_one(tmp_path, monkeypatch):
     looks = _scripted_necessity(monkeypatch)
     copies = []
-    apply = channel_split.apply_split
+    apply = channel_edit.apply_split
 
     def watched(model, source, target, **kwargs):
         apply(model, source, target, **kwargs)
@@ -70,60 +80,49 @@ def test_a_run_splits_its_busiest_motif_into_an_idle_one(tmp_path, monkeypatch):
         copies.append(torch.allclose(w[target * b:(target + 1) * b], w[source * b:(source + 1) * b],
                                      rtol=0.3, atol=1e-4))  # fmt: skip
 
-    monkeypatch.setattr(channel_split, "apply_split", watched)
-    metrics = train(_tiny(split_samples=320, split_limit=2), tmp_path / "run", progress=False)
-    log = read_log(tmp_path / "run")
-    splits = [(r["samples"], r["split"]["source"], r["split"]["target"]) for r in log
-              if "split" in r]  # fmt: skip
+    monkeypatch.setattr(channel_edit, "apply_split", watched)
+    metrics = train(_tiny(320, max_splits=2), tmp_path / "run", progress=False)
+    log = [(r["samples"], r["channel_edit"]["split"]) for r in read_log(tmp_path / "run")
+           if "channel_edit" in r]  # fmt: skip
+    splits = [(samples, split["source"], split["target"]) for samples, split in log]
     assert splits == [(160, 0, 2), (480, 0, 2)]  # every 320 samples, then its limit
     assert len(looks) == 2 and copies == [True, True]
-    summary = metrics["annealing"]["split"]
+    summary = metrics["annealing"]["channel_edit"]
     assert summary["splits"] == 2 and [e[:3] for e in summary["log"]] == [[160, 0, 2], [480, 0, 2]]
 
 
 def test_a_run_without_the_rule_never_looks(tmp_path, monkeypatch):
     looks = _scripted_necessity(monkeypatch)
-    metrics = train(_tiny(split_samples=0), tmp_path / "run", progress=False)
-    assert looks == [] and "split" not in metrics["annealing"]
-    assert not any("split" in r for r in read_log(tmp_path / "run"))
+    metrics = train(_tiny(), tmp_path / "run", progress=False)
+    assert looks == [] and "channel_edit" not in metrics["annealing"]
+    assert not any("channel_edit" in r for r in read_log(tmp_path / "run"))
 
 
-@pytest.mark.parametrize("on_rollback", [False, True])
-def test_a_split_answers_a_rollback_only_when_set_and_the_step_then_stands(
-    tmp_path, monkeypatch, on_rollback
-):
+def test_no_look_while_another_rule_waits_on_the_model(tmp_path, monkeypatch):
     looks = _scripted_necessity(monkeypatch)
     (tmp_path / "run").mkdir()
-    trainer = Trainer(_tiny(split_samples=320, split_on_rollback=on_rollback),
-                      tmp_path / "run", progress=False)  # fmt: skip
-    trainer.probation.anchor = {"model": {}, "optimizer": {}}  # a step on probation
-    assert trainer.splitter.review(trainer, 160) == {} and looks == []  # no look on probation
-    if not on_rollback:
-        assert trainer.splitter.instead_of_rollback(trainer, 160) == {} and looks == []
-        return
-    record = {"probation": "rollback"}
-    density = trainer.model.density
-    trainer._roll_back(record)  # the trainer's rollback, answered by a split
-    assert looks == ["val"] and (record["split"]["source"], record["split"]["target"]) == (0, 2)
-    assert record["probation"] == "split" and "rolled_back" not in record
-    assert not trainer.probation.active and trainer.model.density == density
-    assert trainer.splitter.summary()["on_rollback"] is True
-    trainer.probation.anchor = {"model": {}, "optimizer": {}}
-    assert trainer.splitter.instead_of_rollback(trainer, 200) == {}  # next look W samples on
+    config = _tiny(320)
+    config.annealing.rollback = resolve_config("planted", "cpu").annealing.rollback
+    trainer = Trainer(config, tmp_path / "run", progress=False)
+    rollback, edit = trainer.rules
+    rollback.state.anchor = {"model": {}, "optimizer": {}}  # a step on probation
+    context = dataclasses.replace(trainer._context(0.5), settled=rollback.settled)
+    assert not context.settled and edit.after(context) == {} and looks == []
+    assert edit.after(dataclasses.replace(context, settled=True)) and looks == ["val"]
 
 
 def test_a_run_killed_after_a_split_resumes_exactly(tmp_path, monkeypatch):
     _scripted_necessity(monkeypatch)
-    config = _tiny(split_samples=320, split_limit=2)
-    assert resumes_exactly(config, tmp_path, monkeypatch, kill_at=320, logged="split")
+    config = _tiny(320, max_splits=2)
+    assert resumes_exactly(config, tmp_path, monkeypatch, kill_at=320, logged="channel_edit")
 
 
 def test_a_model_that_cannot_split_fails_before_the_run(tmp_path, monkeypatch):
     monkeypatch.setattr(CTCSequenceHead1D, "split_edits", None)
     (tmp_path / "run").mkdir()
     with pytest.raises(ConfigError, match="head that can share its inputs"):
-        Trainer(_tiny(split_samples=320), tmp_path / "run", progress=False)
-    Trainer(_tiny(split_samples=0), tmp_path / "run", progress=False)  # off: no check
+        Trainer(_tiny(320), tmp_path / "run", progress=False)
+    Trainer(_tiny(), tmp_path / "run", progress=False)  # off: no check
 
 
 def _scripted_clusters(monkeypatch, two_way: set[int], looks: list):
@@ -138,7 +137,7 @@ def _scripted_clusters(monkeypatch, two_way: set[int], looks: list):
         return [{"firings": 50, "cos": (0.5 if c == 1 else 0.7) if c in two_way else 1.0,
                  "minor": 0.3, "centres": centres} for c in range(model.learned)]  # fmt: skip
 
-    monkeypatch.setattr(channel_split, "firing_clusters", clusters)
+    monkeypatch.setattr(channel_edit, "firing_clusters", clusters)
 
 
 def test_two_patterns_splits_only_a_motif_that_fires_two_ways(tmp_path, monkeypatch):
@@ -148,37 +147,36 @@ def test_two_patterns_splits_only_a_motif_that_fires_two_ways(tmp_path, monkeypa
     _scripted_necessity(monkeypatch, idle=2)
     looks: list = []
     _scripted_clusters(monkeypatch, set(), looks)
-    metrics = train(_tiny(split_samples=320, split_source="two_patterns"), tmp_path / "none",
-                    progress=False)  # fmt: skip
-    assert looks and metrics["annealing"]["split"]["splits"] == 0
+    metrics = train(_tiny(320, source="two_patterns"), tmp_path / "none", progress=False)
+    assert looks and metrics["annealing"]["channel_edit"]["splits"] == 0
 
     looks.clear()
     _scripted_clusters(monkeypatch, {1, 3}, looks)
     aimed = []
-    aim = channel_split.aim_split
+    move = channel_edit.move_filters
 
-    def watched(model, source, target, centres):
+    def watched(model, motif, toward, away, step):
         w = model.g.out.weight.detach().reshape(model.g.out.weight.shape[0], -1).clone()
-        aim(model, source, target, centres)
+        move(model, motif, toward, away, step)
         after = model.g.out.weight.detach().reshape(w.shape)
-        line = torch.as_tensor(centres[0] - centres[1], dtype=w.dtype)
-        groups = model.motif_groups()
-        aimed.append(all(float((after[c] - w[c]) @ line) > 0 for c in groups[source])
-                     and all(float((after[c] - w[c]) @ line) < 0 for c in groups[target]))
+        line = torch.as_tensor(toward - away, dtype=w.dtype)
+        aimed.append((motif, all(float((after[c] - w[c]) @ line) > 0
+                                 for c in model.motif_groups()[motif])))  # fmt: skip
 
-    monkeypatch.setattr(channel_split, "aim_split", watched)
-    metrics = train(_tiny(split_samples=320, split_source="two_patterns", split_limit=1),
-                    tmp_path / "two", progress=False)  # fmt: skip
-    log = [r["split"] for r in read_log(tmp_path / "two") if "split" in r]
+    monkeypatch.setattr(channel_edit, "move_filters", watched)
+    metrics = train(_tiny(320, source="two_patterns", max_splits=1), tmp_path / "two",
+                    progress=False)  # fmt: skip
+    log = [r["channel_edit"]["split"] for r in read_log(tmp_path / "two") if "channel_edit" in r]
     assert [(s["source"], s["target"], s["cos"]) for s in log] == [(1, 2, 0.5)]
-    assert aimed == [True]
-    assert metrics["annealing"]["split"]["source"] == "two_patterns"
+    # The source moved towards its first (larger) cluster, the copy towards the second.
+    assert [m for m, _ in aimed] == [1, 2] and all(ok for _, ok in aimed)
+    assert metrics["annealing"]["channel_edit"]["source"] == "two_patterns"
 
 
 def test_tidy_merges_a_repeat_and_pushes_a_motif_off_a_pattern_another_owns(
     tmp_path, monkeypatch
 ):
-    """``split_merge`` and ``split_push``: at each look a motif whose main firing cluster
+    """``merge`` and ``push``: at each look a motif whose main firing cluster
     repeats another's is re-initialised into a spare (what h read from it added to the kept,
     more needed one), and a motif whose smaller cluster points the way of another motif's main
     one is moved towards its own main cluster; looks go on after the split limit."""
@@ -193,15 +191,15 @@ def test_tidy_merges_a_repeat_and_pushes_a_motif_off_a_pattern_another_owns(
         found[5] = {**one, "centres": e[[0, 0]]}  # repeats motif 0 (alpha 0.3 both: 5 goes)
         return found
 
-    monkeypatch.setattr(channel_split, "firing_clusters", clusters)
+    monkeypatch.setattr(channel_edit, "firing_clusters", clusters)
     moved, merged = [], []
-    push, reinit = channel_split.push_off, channel_split.reinit_motif
+    move, reinit = channel_edit.move_filters, channel_edit.reinit_motif
 
-    def watched_push(model, motif, centres):
+    def watched_push(model, motif, toward, away, step):
         w = model.g.out.weight.detach().reshape(model.g.out.weight.shape[0], -1).clone()
-        push(model, motif, centres)
+        move(model, motif, toward, away, step)
         after = model.g.out.weight.detach().reshape(w.shape)
-        line = torch.as_tensor(centres[0] - centres[1], dtype=w.dtype)
+        line = torch.as_tensor(toward - away, dtype=w.dtype)
         groups = model.motif_groups()
         changed = [c for c in range(len(w)) if not torch.equal(w[c], after[c])]
         moved.append(changed == list(groups[motif])
@@ -211,16 +209,33 @@ def test_tidy_merges_a_repeat_and_pushes_a_motif_off_a_pattern_another_owns(
         merged.append((motif, kwargs["merge"], kwargs["optimizer"] is not None))
         reinit(model, motif, **kwargs)
 
-    monkeypatch.setattr(channel_split, "push_off", watched_push)
-    monkeypatch.setattr(channel_split, "reinit_motif", watched_reinit)
-    metrics = train(_tiny(split_samples=320, split_source="two_patterns", split_limit=0,
-                          split_push=True, split_merge=True), tmp_path / "tidy",
-                    progress=False)  # fmt: skip
-    tidied = [r["tidy"] for r in read_log(tmp_path / "tidy") if "tidy" in r]
+    monkeypatch.setattr(channel_edit, "move_filters", watched_push)
+    monkeypatch.setattr(channel_edit, "reinit_motif", watched_reinit)
+    metrics = train(_tiny(320, source="two_patterns", max_splits=0, push=True, merge=True),
+                    tmp_path / "tidy", progress=False)  # fmt: skip
+    tidied = [r["channel_edit"] for r in read_log(tmp_path / "tidy") if "channel_edit" in r]
     assert len(tidied) >= 2  # after the split limit (0) too
     assert all(t == {"merge": [[5, 0]], "push": [3]} for t in tidied)
     assert moved and all(moved) and merged and all(m == (5, 0, True) for m in merged)
-    summary = metrics["annealing"]["split"]
+    summary = metrics["annealing"]["channel_edit"]
     assert summary["splits"] == 0 and summary["push"] and summary["merge"]
     assert len(summary["tidied"]) == len(tidied)
 
+
+def test_move_filters_moves_only_the_motif_along_the_line(tmp_path):
+    (tmp_path / "run").mkdir()
+    model = Trainer(_tiny(320), tmp_path / "run", progress=False).model
+    w = model.g.out.weight.detach().clone().flatten(1)
+    toward, away = np.zeros(w.shape[1]), np.zeros(w.shape[1])
+    toward[0], away[1] = 3.0, 4.0  # the unit line: (0.6, -0.8, 0, ...)
+    model_split.move_filters(model, 1, toward, away, 0.2)
+    after = model.g.out.weight.detach().flatten(1)
+    moved = set(model.motif_groups()[1])
+    for c in range(len(w)):
+        step = after[c] - w[c]
+        if c not in moved:
+            assert torch.equal(step, torch.zeros_like(step))
+            continue
+        line = torch.zeros_like(step)
+        line[0], line[1] = 0.6, -0.8
+        assert torch.allclose(step, 0.2 * w[c].norm() * line, atol=1e-6)
