@@ -19,6 +19,7 @@ from ..config import to_dict
 from ..errors import CheckpointError
 from ..io import atomic_write
 from .legacy import rule_states_before_plugins
+from .run_config import check_recorded_config
 
 FORMAT = "sparling-genomics-checkpoint-2"
 
@@ -121,6 +122,7 @@ def restore_trainer(trainer, path: Path) -> None:
     annealer, each rule's state, loop state, the task's training state, torch RNG, the kept
     best/accepted weights)."""
     payload = load_checkpoint(path, map_location=trainer.device)
+    check_recorded_config(trainer.config, payload.get("config", {}), Path(path), resume=True)
     try:
         trainer.model.load_state_dict(payload["model"])
         trainer.optimizer.load_state_dict(payload["optimizer"])

@@ -15,7 +15,7 @@ from ..rundir import config_path, metrics_path, read_metrics, require_finished, 
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
-from .run_config import load_saved_config, recorded_paths
+from .run_config import check_recorded_config, load_saved_config, recorded_paths
 
 
 def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None,
@@ -77,6 +77,9 @@ def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | No
     config, task, model, torch_device = build_run(run, device=device, overrides=overrides,
                                                   dataset=dataset)  # fmt: skip
     payload = load_checkpoint(final, map_location=torch_device)
+    # config.yaml edited after training (keys that keep the tensor shapes load silently)
+    check_recorded_config(load_saved_config(config_path(run)), payload.get("config", {}), final,
+                          resume=False)  # fmt: skip
     try:
         model.load_state_dict(payload["model"])
     except (KeyError, RuntimeError) as exc:

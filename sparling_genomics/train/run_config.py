@@ -14,12 +14,12 @@ import dataclasses
 from pathlib import Path
 from typing import Literal
 
-from ..config import RunConfig, load_yaml, merge
+from ..config import RunConfig, load_yaml, merge, to_dict
 from ..errors import ConfigError, close_match
 from ..io import record_path, resolve_recorded
 from ..tasks.registry import task_class
 from .legacy import refuse_old_keys, refuse_retired, upgrade_saved
-from .rules import AnnealingConfig
+from .rules import RULES, AnnealingConfig
 from .settings import TrainSettings
 
 
@@ -124,3 +124,47 @@ def _set_key(config: RunConfig, key: str, value) -> None:
     for part in parents:
         obj = getattr(obj, part)
     setattr(obj, last, value)
+
+
+#: Keys a user may edit in a killed run's ``config.yaml`` before ``--resume``: its budget and
+#: how it uses the machine (e.g. a longer ``train.max_seconds`` for a run a cap stopped).
+RESUME_EDITS = ("device", "preset", "train.max_samples", "train.max_seconds",
+                "train.checkpoint_every_seconds", "train.threads", "train.prefetch",
+                "train.eval_batch_size")  # fmt: skip
+#: The blocks of a config that decide what a trained model computes (the rest shaped how it
+#: was trained: evaluating its weights does not read them).
+MODEL_BLOCKS = ("task", "data", "model")
+
+
+def check_recorded_config(config: RunConfig, recorded: dict, where: Path, *,
+                          resume: bool) -> None:  # fmt: skip
+    """A one-line ConfigError when run config ``config`` (its ``config.yaml``, as loaded)
+    differs from ``recorded``, the config its checkpoint ``where`` was written with, in a key
+    that matters: to ``resume`` any key but :data:`RESUME_EDITS`, to evaluate the keys of
+    :data:`MODEL_BLOCKS`. Input file paths (a moved dataset) and keys only one side has (a
+    key added since an old checkpoint was written) are not compared."""
+    skip = set(task_class(config.task).path_keys) | (set(RESUME_EDITS) if resume else set())
+    now = dict(_leaves(to_dict(config)))
+    then = dict(_leaves(upgrade_saved(recorded)))
+    blocks = tuple(f"annealing.{rule.name}." for rule in RULES)  # off: absent, not unknown
+    for key in [*now, *(k for k in then if k not in now and k.startswith(blocks))]:
+        if key in skip or (key not in then and not key.startswith(blocks)):
+            continue
+        if not resume and key.split(".")[0] not in MODEL_BLOCKS:
+            continue
+        value, was = now.get(key, "off"), then.get(key, "off")
+        if value != was:
+            raise ConfigError(
+                f"{where.parent.parent / 'config.yaml'}: {key} is {value!r} but the run was "
+                f"trained with {was!r} (recorded in {where.name}); put it back, or train a new "
+                "run"
+            )
+
+
+def _leaves(node: dict, where: str = ""):
+    for key, value in node.items():
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(value, dict):
+            yield from _leaves(value, path)
+        else:
+            yield path, value
