@@ -19,6 +19,7 @@ import copy
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from .rules.registry import RULES
 
 #: Flat ``annealing`` keys of before -> (rule block, field). A block was on when its
 #: ``*_samples`` key was above 0.
@@ -96,8 +97,10 @@ def used_retired(saved: dict) -> list[Retired]:
 
 
 def upgrade_saved(saved: dict) -> dict:
-    """A saved config's YAML mapping in today's keys: the rules' flat keys as blocks, the
-    removed settings dropped (:func:`used_retired` says which of them were on)."""
+    """A saved config's YAML mapping in today's keys: the rules' flat keys as blocks, a rule
+    whose block is absent off (``null``: a saved config writes every block that is on, so a
+    task's default block must not switch it on), the removed settings dropped
+    (:func:`used_retired` says which of them were on)."""
     saved = copy.deepcopy(saved)
     annealing = saved.get("annealing")
     if isinstance(annealing, dict):
@@ -108,6 +111,8 @@ def upgrade_saved(saved: dict) -> dict:
         for block, values in blocks.items():
             if values.get("samples"):  # 0 or null: the rule was off
                 annealing[block] = values
+        for rule in RULES:
+            annealing.setdefault(rule.name, None)
     for retired in RETIRED:
         _pop(saved, retired.key)
     return saved

@@ -19,7 +19,7 @@ from ..errors import ConfigError, close_match
 from ..io import record_path, resolve_recorded
 from ..tasks.registry import task_class
 from .legacy import refuse_old_keys, refuse_retired, upgrade_saved
-from .rules import RULES, AnnealingConfig
+from .rules.registry import RULES, AnnealingConfig
 from .settings import TrainSettings
 
 

@@ -64,7 +64,8 @@ from .core_phase import train_core
 from .device import machine_description, pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
-from .rules import RuleContext, build_rules
+from .rules.base import RuleContext
+from .rules.registry import build_rules
 from .run_config import load_saved_config, recorded_config
 from .schedule import on_plateau, step_lr
 from .series import keep_checkpoint

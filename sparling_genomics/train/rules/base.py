@@ -6,7 +6,7 @@ earlier model back, or edit the model's channels. Each rule is one class with it
 block under ``annealing`` (its ``Settings`` dataclass: on while the block is present, off
 while it is ``null``, which keeps it out of ``config.yaml``), its own state for checkpoints
 (``state_dict``) and its own summary for ``metrics.json``. The trainer calls the rules of the
-registry (``rules/__init__.py``) in order and never names one, so a new rule is its module
+registry (``rules/registry.py``) in order and never names one, so a new rule is its module
 and one line in the registry. In the spirit of the original Sparling code's update-rule base
 class and registry.
 

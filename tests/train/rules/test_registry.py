@@ -10,7 +10,8 @@ import torch
 from sparling_genomics.config import dump_yaml, to_dict
 from sparling_genomics.train.checkpoint import restore_trainer
 from sparling_genomics.train.legacy import rule_states_before_plugins
-from sparling_genomics.train.rules import RULES, AnnealingConfig, TrainingRule
+from sparling_genomics.train.rules.base import TrainingRule
+from sparling_genomics.train.rules.registry import RULES, AnnealingConfig
 from sparling_genomics.train.run_config import load_saved_config, resolve_config
 from sparling_genomics.train.trainer import Trainer
 
@@ -20,10 +21,11 @@ NAMES = [rule.name for rule in RULES]
 
 
 def _on(name: str):
-    """The tiny planted config with only rule ``name``'s block on, at its defaults."""
-    blocks = {rule.name: ({} if rule.name == name else None) for rule in RULES}
+    """The tiny planted config with only rule ``name``'s block on, at its defaults (the
+    planted presets' blocks turned off first)."""
+    off = {rule.name: None for rule in RULES}
     return resolve_config("planted", "tiny", overrides=[
-        {"data": {"background": "iid"}, "annealing": blocks}])  # fmt: skip
+        {"data": {"background": "iid"}, "annealing": off}, {"annealing": {name: {}}}])  # fmt: skip
 
 
 def test_each_rule_has_one_name_a_block_and_a_state():
