@@ -59,34 +59,32 @@ def write_random_snvs(fasta: Path, vcf: Path, n: int, seed: int = 0) -> dict:
     a ``##contig`` line per sequence. Bases are read through the ``.fai`` from a memory map:
     the genome is never loaded."""
     rows = read_fai(fasta)
-    lengths = np.array([r[1] for r in rows], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    total = int(lengths.sum())
+    fai = np.array([r[1:] for r in rows], dtype=np.int64)  # length, offset, bases, bytes a line
+    starts = np.concatenate([[0], np.cumsum(fai[:, 0])[:-1]])
+    total = int(fai[:, 0].sum())
     if n > total // 2:
         raise ValueError(f"{n:,} SNVs is too many for a {total:,}-base genome")
     genome = np.memmap(fasta, dtype=np.uint8, mode="r")
+
+    def locate(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each genome-wide position's sequence, position in it and byte in the FASTA."""
+        index = np.searchsorted(starts, at, side="right") - 1
+        pos = at - starts[index]
+        _, offset, per_line, width = fai[index].T
+        return index, pos, offset + pos // per_line * width + pos % per_line
+
     rng = np.random.default_rng(seed)
     drawn = np.zeros(0, dtype=np.int64)
     kept = np.zeros(0, dtype=np.int64)
     while len(kept) < n:
         drawn = np.concatenate([drawn, rng.integers(0, total, size=n + 1000)])
-        index = np.searchsorted(starts, drawn, side="right") - 1
-        pos = drawn - starts[index]
-        offsets = np.array([r[2] for r in rows])[index]
-        widths = np.array([r[4] for r in rows])[index]
-        bases = np.array([r[3] for r in rows])[index]
-        codes = _CODE[genome[offsets + pos // bases * widths + pos % bases]]
+        codes = _CODE[genome[locate(drawn)[2]]]
         _, first = np.unique(drawn, return_index=True)
         valid = np.zeros(len(drawn), dtype=bool)
         valid[first] = True
         kept = np.flatnonzero(valid & (codes < 4))[:n]  # first n distinct A/C/G/T draws
-    chosen = np.sort(drawn[kept])
-    index = np.searchsorted(starts, chosen, side="right") - 1
-    pos = chosen - starts[index]
-    offsets = np.array([r[2] for r in rows])[index]
-    widths = np.array([r[4] for r in rows])[index]
-    per_line = np.array([r[3] for r in rows])[index]
-    ref = _CODE[genome[offsets + pos // per_line * widths + pos % per_line]]
+    index, pos, at_byte = locate(np.sort(drawn[kept]))
+    ref = _CODE[genome[at_byte]]
     alt = (ref + rng.integers(1, 4, size=len(ref))) % 4
     letters = np.frombuffer(b"ACGT", dtype=np.uint8)
     header = ["##fileformat=VCFv4.2", "##source=sparling-genomics benchmarks scale (random SNVs, "
