@@ -73,8 +73,9 @@ def summary_block(sections: list[Section], root: Path, seen: dict[str, int]) -> 
 
 
 def tidy_text(text: str, root: Path) -> str:
-    """``text`` (a BENCHMARKS.md) with its sections in :data:`SECTION_ORDER`, each followed by
-    its prose, and a fresh summary right after the header; JSON paths relative to ``root``."""
+    """``text`` (a BENCHMARKS.md) with its sections in ``sections.SECTION_ORDER``, each
+    followed by its prose, and a fresh summary right after the header; JSON paths relative to
+    ``root``."""
     preamble, sections = split_sections(text)
     sections = ordered(sections)
     preamble = preamble.strip()
