@@ -3,7 +3,9 @@
 Each benchmark writes its JSON and replaces its section of BENCHMARKS.md (``tidy`` only puts
 the file in order and rewrites its summary). The benchmarks live
 outside the installed package (they encode the issues' floors, not the library); errors are
-reported as by ``sparling-genomics`` (a fixable one is one line and exit 2).
+reported as by ``sparling-genomics`` (a fixable one is one line and exit 2). Each command
+imports its benchmark when it runs, so ``--help`` stays fast (no torch); the options several
+commands share are in ``cli_options.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,17 @@ from sparling_genomics.cli.main import VerbGroup
 from sparling_genomics.cli.options import CONTEXT_SETTINGS, model_option, output_options
 from sparling_genomics.cli.train import overrides_of
 
+from .cli_options import (
+    benchmarks_md_option,
+    finished_run_options,
+    parse_default_flanks,
+    parse_flanks,
+    parse_fractions,
+    parse_optional_seeds,
+    parse_seeds,
+    parse_sizes,
+)
+
 
 @click.group(cls=VerbGroup, context_settings=CONTEXT_SETTINGS)
 def main() -> None:
@@ -26,38 +39,18 @@ def main() -> None:
 main.params += output_options()  # --quiet, --verbose, --debug before the benchmark's name
 
 
-def _parse_seeds(ctx, param, value: str) -> list[int]:
-    """``--seeds 0,1,2`` as a list of ints (a click callback: bad input is a usage error)."""
-    try:
-        seeds = [int(s) for s in str(value).split(",") if s.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
-    if not seeds:
-        raise click.BadParameter("give at least one seed")
-    return seeds
-
-
-_benchmarks_md_option = click.option(
-    "--benchmarks-md",
-    default=Path("BENCHMARKS.md"),
-    type=click.Path(path_type=Path),
-    show_default=True,
-    help="Markdown file whose section the benchmark rewrites.",
-)
-
-
 @main.command("planted")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
-@click.option("--seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+@click.option("--seeds", default="0,1,2", show_default=True, callback=parse_seeds,
               help="Comma-separated seeds.")  # fmt: skip
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--ablations/--no-ablations", default=True, show_default=True)
-@click.option("--draws", default="", callback=lambda c, p, v: _parse_seeds(c, p, v) if v else [],
+@click.option("--draws", default="", callback=parse_optional_seeds,
               help="Comma-separated draws of a random JASPAR motif set (seed 0 each).")
 @click.option("--block-size", "block_sizes", default="",
-              callback=lambda c, p, v: _parse_seeds(c, p, v) if v else [],
+              callback=parse_optional_seeds,
               help="Comma-separated motif block sizes to train beside (every seed).")  # fmt: skip
-@_benchmarks_md_option
+@benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for every run.")
 def bench_planted(out, seeds, preset, ablations, draws, block_sizes, benchmarks_md, sets) -> None:
     """Planted-motif quality: 3 seeds + ablations (fixed density, global threshold, motif
@@ -78,25 +71,14 @@ def bench_planted(out, seeds, preset, ablations, draws, block_sizes, benchmarks_
     click.echo(f"wrote {result}")
 
 
-def _parse_fractions(ctx, param, value: str) -> list[float]:
-    """``--permutations 0,0.1,0.2`` as fractions in [0, 1] (a click callback)."""
-    try:
-        fractions = [float(s) for s in str(value).split(",") if s.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of numbers") from None
-    if not fractions or any(not 0 <= f <= 1 for f in fractions):
-        raise click.BadParameter("give fractions between 0 and 1")
-    return fractions
-
-
 @main.command("grokking")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder for runs.")
 @click.option("--permutations", default="0,0.1,0.2", show_default=True,
-              callback=_parse_fractions, help="Label-permutation fractions.")  # fmt: skip
-@click.option("--planted-seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+              callback=parse_fractions, help="Label-permutation fractions.")  # fmt: skip
+@click.option("--planted-seeds", default="0,1,2", show_default=True, callback=parse_seeds,
               help="Seeds of the planted runs diagnosed through annealing.")  # fmt: skip
 @click.option("--max-points", default=600, show_default=True, help="Points per motif cloud.")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) -> None:
     """Grokking's topological signature (modular addition) + motif-layer diagnostics."""
     from .grokking import run_grokking_benchmark
@@ -113,7 +95,7 @@ def bench_grokking(out, permutations, planted_seeds, max_points, benchmarks_md) 
               "planted-default, planted-draw1, planted-draw2), measures, splicing, rejudge (the "
               "planted sets' recovery recomputed from the motif files on disk, no training); "
               "the section shows every part on disk.")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_concepts(out, parts, benchmarks_md) -> None:
     """Concept extractors (SAE, BSFs, Deleuzian, TF-MoDISco) against Sparling's channels."""
     from .concepts import PARTS, REJUDGE, run_concepts_benchmark
@@ -133,7 +115,7 @@ def bench_concepts(out, parts, benchmarks_md) -> None:
               type=click.Path(path_type=Path, exists=True, file_okay=False),
               help="A folder of benchmark runs (searched recursively); repeatable.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="The JSON file.")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_identifiability(folders, out, benchmarks_md) -> None:
     """The identifiability check's verdict on every finished run under the folders."""
     from .identifiability import run_identifiability_benchmark
@@ -152,10 +134,10 @@ def bench_identifiability(folders, out, benchmarks_md) -> None:
     "--seeds",
     default="0",
     show_default=True,
-    callback=_parse_seeds,
+    callback=parse_seeds,
     help="Comma-separated seeds (with several, floors are judged on their mean).",
 )
-@_benchmarks_md_option
+@benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key (a.b=value).")
 @click.option("--section", help="BENCHMARKS.md section to write (default: paper-TASK for the cpu "
               "preset as shipped, else named by the preset and --set keys); another name keeps "
@@ -176,7 +158,7 @@ def bench_paper_domain(task, out, preset, seeds, benchmarks_md, sets, section) -
 @click.option("--reference", default="tair10-chr1", show_default=True)
 @click.option("--preset", default="cpu", show_default=True)
 @click.option("--seed", default=0, show_default=True)
-@_benchmarks_md_option
+@benchmarks_md_option
 @click.option("--set", "sets", multiple=True, help="Override one key for every model.")
 @click.option("--skip", multiple=True, metavar="MODEL",
               help="Leave out a Sparling variant (not baseline or sparling).")  # fmt: skip
@@ -200,10 +182,10 @@ def bench_splicing(out, reference, preset, seed, benchmarks_md, sets, skip) -> N
 @click.option(
     "--out", default=Path("bench_runs/planted_data.json"), type=click.Path(path_type=Path)
 )
-@click.option("--draws", default="1,2,3", show_default=True, callback=_parse_seeds,
+@click.option("--draws", default="1,2,3", show_default=True, callback=parse_seeds,
               help="Random motif draws to time beside the default set.")  # fmt: skip
 @click.option("--batches", default=20, show_default=True, help="Batches per repeat (3 repeats).")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_planted_data(out, draws, batches, benchmarks_md) -> None:
     """Planted batch time: conv1d site rejection vs the numpy gather it replaced."""
     from .planted_data import run_planted_data_benchmark
@@ -216,7 +198,7 @@ def bench_planted_data(out, draws, batches, benchmarks_md) -> None:
 @click.option(
     "--out", default=Path("bench_runs/sparse_layer.json"), type=click.Path(path_type=Path)
 )
-@_benchmarks_md_option
+@benchmarks_md_option
 @click.option("--repeats", default=20, show_default=True)
 def bench_sparse_layer(out, benchmarks_md, repeats) -> None:
     """Forward+backward time of our sparse layer vs the `sparling` package's."""
@@ -230,7 +212,7 @@ def bench_sparse_layer(out, benchmarks_md, repeats) -> None:
 @model_option()
 @click.option("--reference", default="tair10-chr1", show_default=True)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_scan(run, reference, out, benchmarks_md) -> None:
     """Scan a whole reference (tracks included) and time memelite FIMO on the same PWMs."""
     from .scan import run_scan_benchmark
@@ -244,7 +226,7 @@ def bench_scan(run, reference, out, benchmarks_md) -> None:
 @model_option()
 @click.option("--reference", default="tair10-chr1", show_default=True)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_scan_load(run, reference, out, benchmarks_md) -> None:
     """Scan 10,000 small contigs and one 30 Mb sequence: peak RSS, and sites identical to
     scanning the pieces separately."""
@@ -258,10 +240,10 @@ def bench_scan_load(run, reference, out, benchmarks_md) -> None:
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="`planted` benchmark folder."
 )
-@click.option("--seeds", default="0,1,2", show_default=True, callback=_parse_seeds,
+@click.option("--seeds", default="0,1,2", show_default=True, callback=parse_seeds,
               help="Comma-separated seeds.")  # fmt: skip
 @click.option("--preset", default="cpu", show_default=True)
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
     """Export the planted runs and check the planted JASPAR motifs are named back."""
     from .motif_export import run_motif_export_benchmark
@@ -270,26 +252,8 @@ def bench_motif_export(out, seeds, preset, benchmarks_md) -> None:
     click.echo(f"wrote {path}")
 
 
-def _finished_run_options(f):
-    """The options of a benchmark that reads a finished Snakemake run (pipeline, apply)."""
-    for option in reversed([
-        click.option("--workdir", default=Path("."), type=click.Path(path_type=Path),
-                     show_default=True, help="Where the Snakemake run wrote results/ and "
-                     "timings/."),
-        click.option("--out", required=True, type=click.Path(path_type=Path),
-                     help="Output folder."),
-        click.option("--wall-seconds", required=True, type=float,
-                     help="The run's wall-clock time."),
-        click.option("--command", "command_line", required=True,
-                     help="The command that was timed."),
-        _benchmarks_md_option,
-    ]):  # fmt: skip
-        f = option(f)
-    return f
-
-
 @main.command("pipeline")
-@_finished_run_options
+@finished_run_options
 @click.option("--section", default="pipeline", show_default=True,
               help="BENCHMARKS.md section to write (another config: e.g. 'pipeline composite').")
 @click.option("--title", help="The section's heading (default: the default config's).")
@@ -305,7 +269,7 @@ def bench_pipeline(workdir, out, wall_seconds, command_line, benchmarks_md, sect
 
 
 @main.command("apply")
-@_finished_run_options
+@finished_run_options
 def bench_apply(workdir, out, wall_seconds, command_line, benchmarks_md) -> None:
     """A trained run applied to another genome (pipeline apply:), beside its baseline."""
     from .apply_genome import run_apply_benchmark
@@ -331,7 +295,7 @@ def bench_apply(workdir, out, wall_seconds, command_line, benchmarks_md) -> None
 @click.option("--truth/--no-truth", default=True, show_default=True,
               help="Also score every test-block site mutation (off: throughput and memory only, "
               "e.g. for a briefly trained model).")  # fmt: skip
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_variants(run, out, n_variants, spacing, reference, compare, section, truth,
                    benchmarks_md) -> None:  # fmt: skip
     """Variant effects: alleles/s and memory of `variants`, in-silico truth on the test block."""
@@ -343,31 +307,6 @@ def bench_variants(run, out, n_variants, spacing, reference, compare, section, t
     click.echo(f"wrote {path}")
 
 
-def _parse_flanks(ctx, param, value: str) -> tuple[int, ...]:
-    """``--flanks 400,2000`` as OpenSpliceAI flanks (a click callback)."""
-    from .spliceai_net import ARCHITECTURES
-
-    try:
-        flanks = tuple(int(f) for f in str(value).split(",") if f.strip())
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of flanks") from None
-    bad = [f for f in flanks if f not in ARCHITECTURES]
-    if bad or not flanks:
-        raise click.BadParameter(f"flanks are {', '.join(map(str, sorted(ARCHITECTURES)))}")
-    return flanks
-
-
-def _parse_default_flanks(ctx, param, value: str) -> tuple[int, ...]:
-    """``--default-epochs 400`` as flanks of ``--flanks`` to train for 10 epochs too."""
-    if not str(value).strip():
-        return ()
-    flanks = _parse_flanks(ctx, param, value)
-    others = [f for f in flanks if f not in ctx.params.get("flanks", flanks)]
-    if others:
-        raise click.BadParameter(f"{', '.join(map(str, others))} not in --flanks")
-    return flanks
-
-
 @main.command("peers")
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="Folder for the dataset, the runs, the peers' models and bench_peers.json.")
@@ -377,9 +316,9 @@ def _parse_default_flanks(ctx, param, value: str) -> tuple[int, ...]:
               help="Training minutes of each of our models (the pipeline's); OpenSpliceAI "
               "gets our baseline's measured wall time.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--flanks", default="400,2000", show_default=True, callback=_parse_flanks,
+@click.option("--flanks", default="400,2000", show_default=True, callback=parse_flanks,
               help="OpenSpliceAI flanks to retrain.")
-@click.option("--default-epochs", "default_epochs", default="", callback=_parse_default_flanks,
+@click.option("--default-epochs", "default_epochs", default="", callback=parse_default_flanks,
               metavar="FLANKS",
               help="Also train OpenSpliceAI for its default 10 epochs at these of --flanks, "
               "e.g. 400,2000 (hours on 2 cores; resumable: rerun the command to "
@@ -393,7 +332,7 @@ def _parse_default_flanks(ctx, param, value: str) -> tuple[int, ...]:
 @click.option("--transcript-context/--no-transcript-context", default=True, show_default=True,
               help="Also score each peer as it was trained: each transcript alone, N beyond "
               "it, for sites and variants (SpliceAI: ~50 min on 2 cores).")  # fmt: skip
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_peers(out, reference, minutes, seed, flanks, default_epochs, site_mutations,
                 random_variants, long_minutes, transcript_context,
                 benchmarks_md) -> None:  # fmt: skip
@@ -409,23 +348,10 @@ def bench_peers(out, reference, minutes, seed, flanks, default_epochs, site_muta
     click.echo(f"wrote {path}")
 
 
-def _parse_sizes(ctx, param, value: str) -> list[str]:
-    """``--sizes 100M,300M,1G`` as size labels (a click callback: bad input is a usage error)."""
-    from .scale import parse_size, size_label
-
-    try:
-        sizes = [size_label(parse_size(s)) for s in str(value).split(",") if s.strip()]
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-    if not sizes:
-        raise click.BadParameter("give at least one size")
-    return list(dict.fromkeys(sizes))
-
-
 @main.command("scale")
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="Folder for the genomes, runs and bench_scale.json.")  # fmt: skip
-@click.option("--sizes", default="100M,300M,1G", show_default=True, callback=_parse_sizes,
+@click.option("--sizes", default="100M,300M,1G", show_default=True, callback=parse_sizes,
               help="Comma-separated genome sizes (decimal units: 2M, 100M, 1G).")  # fmt: skip
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep the steps bench_scale.json has measured (off: a new file, every step "
@@ -439,7 +365,7 @@ def _parse_sizes(ctx, param, value: str) -> list[str]:
               "(after the benchmark's budget).")  # fmt: skip
 @click.option("--bfloat16", is_flag=True, help="At the smallest size, also scan with "
               "`--precision bfloat16` and compare its sites with the float32 scan's.")
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, bfloat16,
                 benchmarks_md) -> None:  # fmt: skip
     """Time and peak memory of dataset, train, export, scan, variants and report on genomes
@@ -463,7 +389,7 @@ def bench_scale(out, sizes, resume, n_variants, seed, prune, sets, bfloat16,
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
 @click.option("--section", default="splicing-seeds", show_default=True,
               help="The BENCHMARKS.md section it writes (one per setting).")  # fmt: skip
-@_benchmarks_md_option
+@benchmarks_md_option
 def bench_seeds(runs, baseline, out, section, benchmarks_md) -> None:
     """One setting over seeds: top-k spread, family figures and seed stability."""
     from .seeds import run_seeds_benchmark

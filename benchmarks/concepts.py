@@ -46,7 +46,7 @@ from sparling_genomics.rundir import MOTIFS_MEME, motifs_dir, read_metrics
 from sparling_genomics.tasks.planted_motifs import PLANTED_MOTIFS
 from sparling_genomics.train.run_config import resolve_config
 
-from .concepts_report import LABELS, markdown
+from .concepts_report import markdown
 from .concepts_splicing import splicing_part
 from .report import concepts_code, machine_description, run_or_resume, update_section
 
@@ -336,4 +336,4 @@ def run_concepts_benchmark(out: Path, parts: list[str], *,
     return out
 
 
-__all__ = ["LABELS", "markdown", "run_concepts_benchmark"]
+__all__ = ["markdown", "run_concepts_benchmark"]

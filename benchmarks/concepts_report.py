@@ -6,15 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .concepts_splicing import splicing_markdown
+from .labels import CONCEPT_LABELS
 from .report import machine_line, pct
 
 PAPER_R2 = "BSF ~0.93-0.97, SAE ~0.53"
-# -- labels --------------------------------------------------------------------------
-LABELS = {"sparling": "Sparling's own channels", "modisco": "non-sparse + ISM + TF-MoDISco-lite",
-          "sae": "non-sparse + TopK SAE", "bsf_vanilla": "non-sparse + BSF vanilla",
-          "bsf_grassmannian": "non-sparse + BSF Grassmannian",
-          "bsf_group_lasso": "non-sparse + BSF Group-Lasso",
-          "deleuzian": "non-sparse + Deleuzian"}  # fmt: skip
 
 
 def _f(value, digits: int = 3) -> str:
@@ -107,7 +102,7 @@ def markdown(found: dict, out: Path) -> str:
                 t = r.get("truth")
                 truth = (f"{t['recovered_count']} / {n} | {t['spurious']} / {t['exported']} "
                          f"| {t['control_false_matches']}" if t else "- | - | -")  # fmt: skip
-                lines.append(f"| {LABELS.get(method, method)} | {truth} "
+                lines.append(f"| {CONCEPT_LABELS.get(method, method)} | {truth} "
                              f"| {r['recovered_count']} / {n} | {r['seconds']:.0f} |")
             lines.append("")
     meas = found.get("measures")
@@ -127,8 +122,8 @@ def markdown(found: dict, out: Path) -> str:
                   "|---|---|---|---|"]  # fmt: skip
         for method, r in meas["methods"].items():
             bk = f"{r.get('block') or '-'}, {r.get('k') or '-'}" if "block" in r else "-"
-            lines.append(f"| {LABELS.get(method, method)} | {_f(r['probe_loss'], 4)} "
+            lines.append(f"| {CONCEPT_LABELS.get(method, method)} | {_f(r['probe_loss'], 4)} "
                          f"| {_f(r['mppc'])} | {bk} |")  # fmt: skip
     if found.get("splicing"):
-        lines += splicing_markdown(found["splicing"], LABELS)
+        lines += splicing_markdown(found["splicing"], CONCEPT_LABELS)
     return "\n".join(lines)

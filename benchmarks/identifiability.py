@@ -27,6 +27,7 @@ from sparling_genomics.rundir import (
 )
 
 from .report import machine_description, machine_line, pct, publish, update_section
+from .sections import github_anchor
 
 
 def run_dirs(folders: list[Path]) -> list[Path]:
@@ -119,8 +120,6 @@ def run_identifiability_benchmark(
 
 def _link(target: Path, start: Path, heading: str) -> str:
     """A relative Markdown link from a document in ``start`` to ``heading`` of ``target``."""
-    from .summary import github_anchor
-
     relative = Path(os.path.relpath(Path(target).resolve(), Path(start).resolve())).as_posix()
     return f"[{relative}, \"{heading}\"]({relative}#{github_anchor(heading, {})})"
 

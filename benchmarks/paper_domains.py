@@ -18,6 +18,7 @@ from sparling_genomics.report.page import write_report
 from sparling_genomics.rundir import config_path, report_path
 from sparling_genomics.train.run_config import resolve_config
 
+from .floors import PAPER_PERTURBATION, paper_error_floors
 from .report import (
     machine_description,
     machine_line,
@@ -41,17 +42,6 @@ TITLES = {
     "latex_ocr": "LaTeX-OCR",
     "audio_sequence": "AudioMNISTSequence",
 }
-#: The floors: each error at most this (issue 5), unless the task tightens it (issue 24:
-#: DigitCircle's E2EE at most 3%); perturbation consistency at least this, under both rules
-#: for DigitCircle (issue 24; issue 5 asked 90% under the symbol's-channels rule).
-FLOORS = {"fne": 0.10, "fpe": 0.10, "ce": 0.10, "edit_error": 0.10}
-TASK_FLOORS = {"digit_circle": {"edit_error": 0.03}}
-PERTURBATION_FLOORS = {"digit_circle": {"perturbation": 0.95, "perturbation_single_channel": 0.95}}
-
-
-def error_floors(task: str) -> dict[str, float]:
-    """Each error figure's ceiling for ``task``."""
-    return FLOORS | TASK_FLOORS.get(task, {})
 
 
 def run_paper_domain_benchmark(
@@ -121,8 +111,8 @@ def _floors_met(task: str, figures: dict) -> dict[str, bool]:
     and says nothing about the method."""
     complete = bool(figures["annealing_complete"])
     met = {k: complete and figures.get(k) is not None and figures[k] <= v
-           for k, v in error_floors(task).items()}  # fmt: skip
-    for key, floor in PERTURBATION_FLOORS.get(task, {}).items():
+           for k, v in paper_error_floors(task).items()}  # fmt: skip
+    for key, floor in PAPER_PERTURBATION.get(task, {}).items():
         met[key] = complete and figures.get(key) is not None and figures[key] >= floor
     return met
 
@@ -274,7 +264,7 @@ def _markdown(result: dict, out: Path, preset: str, overrides) -> str:
         "| paper (9-seed mean, GPU) | ours / paper | floor | met |",
         "|---|" + "---|" * (len(runs) if several else 0) + "---|---|---|---|---|",
     ]
-    ceilings, minimums = error_floors(task), PERTURBATION_FLOORS.get(task, {})
+    ceilings, minimums = paper_error_floors(task), PAPER_PERTURBATION.get(task, {})
     for key, label in LABELS.items():
         mine, theirs = ours.get(key), paper.get(key)
         ratio = "-" if mine is None or not theirs else f"{mine / theirs:.2f}"

@@ -67,7 +67,17 @@ from sparling_genomics.train.device import pick_device
 from sparling_genomics.train.run_config import resolve_config
 
 from .openspliceai_data import write_datafiles
+from .peer_comparison import (
+    allele_strands,
+    compact_scores,
+    expand_scores,
+    our_variants,
+    peer_variants,
+    prepare_variants,
+    summarize_variants,
+)
 from .peer_positions import labelled_stretches, peer_site_scores
+from .peers_report import publish_peers
 from .report import machine_description, run_or_resume
 from .spliceai_net import load_openspliceai, load_spliceai, spliceai_models_dir
 from .splicing import MODELS, build_dataset_measured
@@ -273,17 +283,6 @@ def run_peers_benchmark(out: Path, *, reference: str = "tair10-chr1", minutes: f
                         transcript_context: bool = True,
                         benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     """The whole benchmark; finished steps are read back, so a stopped run continues."""
-    from .peer_comparison import (
-        allele_strands,
-        compact_scores,
-        expand_scores,
-        our_variants,
-        peer_variants,
-        prepare_variants,
-        summarize_variants,
-    )
-    from .peers_report import publish_peers
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     setup_peers()

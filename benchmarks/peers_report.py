@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .floors import PEERS_BASELINE_GAP, VARIANTS_LOSS_SHARE
+from .labels import TRANSCRIPT, best_reading
 from .report import machine_line, publish
-
-#: The comparisons the section judges: Sparling ahead of SpliceAI off the shelf; our baseline
-#: within this of OpenSpliceAI retrained for the same wall time; the in-silico floor.
-BASELINE_GAP = 0.01
-FLOOR_LOSS_SHARE = 0.90
 
 ROWS = {
     "sparling": ("Sparling (ours)", "{context}", "this genome's train block"),
@@ -22,13 +19,6 @@ ROWS = {
 }
 
 OURS = ("sparling", "baseline", "sparling_long", "baseline_long")
-#: A peer's second reading: each transcript alone, N beyond it (how the peers were trained).
-TRANSCRIPT = "_transcript"
-
-
-def best_reading(mean: dict[str, float], name: str) -> str:
-    """``name`` or its transcript reading, whichever scored the higher mean top-k."""
-    return max((n for n in (name, name + TRANSCRIPT) if n in mean), key=mean.get)
 
 
 def row_label(name: str, result: dict) -> tuple[str, str, str]:
@@ -154,8 +144,8 @@ def verdicts(result: dict) -> list[str]:
     for name in [n for n in peers if not n.endswith("_default")]:
         best = best_reading(mean, name)
         gap = mean[best] - mean["baseline"]
-        met = gap <= BASELINE_GAP
-        out.append(f"- Baseline within {BASELINE_GAP} of {row_label(name, {})[0]} "
+        met = gap <= PEERS_BASELINE_GAP
+        out.append(f"- Baseline within {PEERS_BASELINE_GAP} of {row_label(name, {})[0]} "
                    f"(flank {name.removeprefix('openspliceai')}){_which(best)}: "
                    f"{mean['baseline']:.3f} vs {mean[best]:.3f} (gap {gap:+.3f}): "
                    f"**{'met' if met else 'not met'}**.")
@@ -176,9 +166,9 @@ def verdicts(result: dict) -> list[str]:
             rates[name] = min(shares)
     if rates:
         ours = {n: r for n, r in rates.items() if n in OURS}
-        met = any(r >= FLOOR_LOSS_SHARE for r in ours.values())
+        met = any(r >= VARIANTS_LOSS_SHARE for r in ours.values())
         listed = ", ".join(f"{n} {r:.1%}" for n, r in rates.items())
-        out.append(f"- In-silico floor (loss >= 0.5 on >= {FLOOR_LOSS_SHARE:.0%} of both "
+        out.append(f"- In-silico floor (loss >= 0.5 on >= {VARIANTS_LOSS_SHARE:.0%} of both "
                    f"classes' site mutations) by one of our models: lower class share {listed}: "
                    f"**{'met' if met else 'not met'}**.")
     out.append(f"- Sparling / baseline mean top-k at {result.get('context', '?')} nt: "

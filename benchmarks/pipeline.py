@@ -14,11 +14,10 @@ from pathlib import Path
 
 from sparling_genomics.rundir import METRICS_NAME
 
+from .floors import PIPELINE_MINUTES
 from .report import machine_description, machine_line, publish
 
 DEFAULT_TITLE = "The pipeline, default config (TAIR10 chr1), 2 CPU cores"
-#: The floor: the whole default run within an hour on 2 cores (its section and the summary).
-FLOOR_MINUTES = 60
 
 
 def read_rule_benchmarks(folder: Path) -> list[dict]:
@@ -94,7 +93,7 @@ def _markdown(r: dict, path: Path) -> str:
         "",
         f"Machine: {machine_line(r['machine'])}",
         "",
-        f"Command: `{r['command']}`. JSON: `{path}`. Floor: <= {FLOOR_MINUTES} minutes.",
+        f"Command: `{r['command']}`. JSON: `{path}`. Floor: <= {PIPELINE_MINUTES} minutes.",
         "",
         f"Whole run, wall clock: **{r['wall_seconds'] / 60:.1f} min**.",
         "",

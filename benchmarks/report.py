@@ -17,6 +17,8 @@ from sparling_genomics.rundir import (
 )
 from sparling_genomics.train.device import machine_description  # noqa: F401 (re-exported)
 
+from .summary import tidy_text
+
 HEADER = (
     "# Benchmarks\n\n"
     "Written by `python -m benchmarks ...`; each section is replaced when its benchmark "
@@ -96,8 +98,6 @@ def update_section(path: Path, name: str, body: str, *, header: str = HEADER,
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     if tidy:
-        from .summary import tidy_text
-
         try:
             text = tidy_text(text, path.parent)
         except ValueError as exc:  # a hand-broken marker: keep the section, say why

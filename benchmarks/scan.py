@@ -16,10 +16,8 @@ from pathlib import Path
 
 from sparling_genomics.rundir import MOTIFS_MEME, motifs_dir
 
+from .floors import SCAN_SECONDS
 from .report import machine_description, machine_line, publish
-
-#: The floor: the whole scan of TAIR10 chr1 (30 Mb, both strands) on 2 cores.
-FLOOR_SECONDS = 60
 
 
 def _peak_rss_gb() -> float:
@@ -101,7 +99,7 @@ def _markdown(r: dict, run: Path, out: Path, reference: str) -> str:
             f"--out {out}`. JSON: `{out}/bench_scan.json`. Model: `{run}` (the default "
             "splicing preset); FIMO scans the same exported PWMs (`motifs/motifs.meme`).",
             "",
-            f"{r['bases']:,} bases, {r['motifs']} motifs. Floor: <= {FLOOR_SECONDS} s on 2 cores.",
+            f"{r['bases']:,} bases, {r['motifs']} motifs. Floor: <= {SCAN_SECONDS} s on 2 cores.",
             "",
             "| | seconds | sites | note |",
             "|---|---|---|---|",

@@ -21,6 +21,12 @@ from sparling_genomics.evaluate.composition import WORD_BITS, WORD_COLUMNS
 from sparling_genomics.rundir import config_path, read_metrics
 from sparling_genomics.runners.stability import seed_stability
 
+from .floors import (
+    SEEDS_EFFECT_REPRODUCED,
+    SEEDS_FAMILY_SHARE,
+    SEEDS_NEAR_COPY_SHARE,
+    SEEDS_NEVER_NEEDED,
+)
 from .report import machine_description, machine_line, publish
 from .splicing_families import INTRON_BRANCH, export_or_read, family_figures
 
@@ -40,15 +46,6 @@ def _flat(node: dict, where: str = "") -> dict:
 def _setting(run: Path) -> dict:
     config = _flat(yaml.safe_load(config_path(run).read_text()))
     return {k: v for k, v in config.items() if k not in FREE}
-
-
-#: Issue 57: >= 80% of the summed family effect carried by families that recur in every seed;
-#: on every seed near-copies <= 10% of the channels, at most 2 learned channels that never
-#: change the output, and no family holding more than 25% of the learned channels.
-EFFECT_FLOOR = 0.8
-COPY_FLOOR = 0.10
-NEVER_NEEDED_FLOOR = 2
-FAMILY_SHARE_FLOOR = 0.25
 
 
 def waste_figures(metrics: dict, summary: dict) -> dict:
@@ -173,7 +170,7 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
         f"**{st['fraction_reproduced']}**"
         + ("." if st.get("effect_reproduced") is None else
            f"; share of the summed family effect carried by families in every seed "
-           f"**{st['effect_reproduced']}** (floor: >= {EFFECT_FLOOR})."),  # fmt: skip
+           f"**{st['effect_reproduced']}** (floor: >= {SEEDS_EFFECT_REPRODUCED})."),  # fmt: skip
         "",
         "Per seed, what the families read (`motifs.json`): families labelled *composition* "
         "(fire at least half as often on dinucleotide-shuffled windows, with a representative "
@@ -189,12 +186,13 @@ def _markdown(r: dict, runs: list[Path], out: Path, baseline: Path | None,
         "|---|---|---|---|---|",
         *[family_row(s) for s in r["seeds"]],
         "",
-        f"Floors on every seed (issue 57): near-copies <= {COPY_FLOOR:.0%} of the channels "
-        f"({verdict('near_copy_fraction', COPY_FLOOR)}), learned channels that never change the "
-        f"output on the identifiability check's test inputs <= {NEVER_NEEDED_FLOOR} "
-        f"({verdict('never_needed', NEVER_NEEDED_FLOOR)}), no family over "
-        f"{FAMILY_SHARE_FLOOR:.0%} of the learned channels "
-        f"({verdict('largest_family_share', FAMILY_SHARE_FLOOR)}).",
+        f"Floors on every seed (issue 57): near-copies <= {SEEDS_NEAR_COPY_SHARE:.0%} of the "
+        f"channels ({verdict('near_copy_fraction', SEEDS_NEAR_COPY_SHARE)}), learned channels "
+        "that never change the "
+        f"output on the identifiability check's test inputs <= {SEEDS_NEVER_NEEDED} "
+        f"({verdict('never_needed', SEEDS_NEVER_NEEDED)}), no family over "
+        f"{SEEDS_FAMILY_SHARE:.0%} of the learned channels "
+        f"({verdict('largest_family_share', SEEDS_FAMILY_SHARE)}).",
     ]
     return "\n".join(lines)
 

@@ -34,17 +34,16 @@ import numpy as np
 
 from sparling_genomics.rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY, config_path, motifs_dir
 
+from .floors import (
+    VARIANTS_ALLELES_PER_SECOND,
+    VARIANTS_CORE_DESTROYED,
+    VARIANTS_LOSS_SHARE,
+    VARIANTS_MIDPOINT_DELTA,
+)
 from .report import machine_description, machine_line, publish
 
 CLI = [sys.executable, "-m", "sparling_genomics.cli"]
 HEADER = ["##fileformat=VCFv4.2", "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO"]
-#: The floors (the section states them; the summary judges them): the marginal rate on 2
-#: cores, and in silico: the share of site mutations whose loss is >= 0.5, the share that
-#: the core family named destroys, and the intron mid-point SNVs' median largest delta.
-FLOOR_ALLELES_PER_SECOND = 200
-FLOOR_LOSS_SHARE = 0.90
-FLOOR_CORE_DESTROYED = 0.95
-FLOOR_MIDPOINT_DELTA = 0.01
 
 
 def test_block(run: Path):
@@ -372,7 +371,7 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
         + f" ({_growth(t['rss_mb_at_quarters'])} from half to end).",
         "",
         f"Marginal rate / speed-ups off: **{t['ratio_over_naive']:.2f}x**. Floor: >= "
-        f"{FLOOR_ALLELES_PER_SECOND} "
+        f"{VARIANTS_ALLELES_PER_SECOND} "
         "alleles/s on 2 cores (SpliceAI on a CPU: ~1/s, the issue's figure, not measured here).",
     ]
     if not v:
@@ -380,9 +379,9 @@ def _markdown(r: dict, run: Path, out: Path, variants: int) -> str:
                            "section measures throughput and memory only."])  # fmt: skip
     lines += [
         "",
-        f"In-silico truth (floors: loss >= 0.5 for >= {FLOOR_LOSS_SHARE:.0%} of site mutations; "
-        f"core family destroyed for >= {FLOOR_CORE_DESTROYED:.0%}; intron mid-point median "
-        f"|delta| <= {FLOOR_MIDPOINT_DELTA:g}):",
+        f"In-silico truth (floors: loss >= 0.5 for >= {VARIANTS_LOSS_SHARE:.0%} of site mutations; "
+        f"core family destroyed for >= {VARIANTS_CORE_DESTROYED:.0%}; intron mid-point median "
+        f"|delta| <= {VARIANTS_MIDPOINT_DELTA:g}):",
         "",
         "| model | mutation | sites | loss >= 0.5 | core family named destroyed | intron "
         "mid-point SNVs: median / 95th percentile of the largest delta |",

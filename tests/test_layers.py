@@ -9,10 +9,17 @@ Layers, bottom to top (a module may import its own layer and those below)::
 ``runners`` what each verb runs over a run folder (one module a verb; no runner imports
 another), ``cli`` the verbs' argument parsing.
 
+``benchmarks/`` (``python -m benchmarks``, outside the installed package) sits above all of it:
+benchmarks import the package as its users do, the package never imports a benchmark, and the
+benchmark modules import one another in one direction too (the floors they all judge by in
+``benchmarks/floors.py``, which imports no other benchmark module).
+
 Imports are read with ``ast``, at module top and inside functions alike (an import inside a
 function is still a dependency; hiding one there does not break a cycle). Then every module
-is imported in a fresh interpreter in dependency order: each must load nothing of the package
-that the order has not loaded already, so the order the static graph gives is the real one.
+is imported in a fresh interpreter in dependency order: each must load nothing of its own
+top-level package that the order has not loaded already, so the order the static graph gives
+is the real one. No module reaches a private name (``_name``) of another, by import or as an
+attribute of an imported module.
 """
 
 from __future__ import annotations
@@ -23,10 +30,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import sparling_genomics
 
 PACKAGE = "sparling_genomics"
 ROOT = Path(sparling_genomics.__file__).resolve().parent
+BENCHMARKS = "benchmarks"
+BENCHMARKS_ROOT = ROOT.parent / BENCHMARKS
+#: Benchmark modules every other benchmark may read, and that read no benchmark module.
+BENCHMARK_BASE = (f"{BENCHMARKS}.floors", f"{BENCHMARKS}.labels")
 
 # Rank of each top-level name in the package; imports may only point to the same or a lower
 # rank.
@@ -44,15 +57,24 @@ LAYERS: list[tuple[str, ...]] = [
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
 
-def module_names() -> dict[str, Path]:
-    """Every module of the package: dotted name -> file."""
+def module_names(root: Path = ROOT, top: str = PACKAGE) -> dict[str, Path]:
+    """Every module of the package ``top`` in folder ``root``: dotted name -> file."""
     names = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        names[".".join([PACKAGE, *parts])] = path
+        names[".".join([top, *parts])] = path
     return names
+
+
+def all_modules() -> dict[str, Path]:
+    """The package's modules and the benchmarks'."""
+    return module_names() | module_names(BENCHMARKS_ROOT, BENCHMARKS)
+
+
+def top_of(module: str) -> str:
+    return module.split(".")[0]
 
 
 def _is_package(path: Path) -> bool:
@@ -71,8 +93,9 @@ def _source_of(node: ast.ImportFrom, name: str, path: Path) -> str:
 
 
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The package modules ``name`` imports anywhere in its file (top level or in a function,
-    relative imports resolved; ``from pkg import mod`` counts as importing ``pkg.mod``)."""
+    """The modules of ``modules`` that ``name`` imports anywhere in its file (top level or in
+    a function, relative imports resolved; ``from pkg import mod`` counts as importing
+    ``pkg.mod``)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -90,14 +113,16 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             # ``import pkg.a.b`` of a module that does not exist names its nearest package.
             while target and target not in modules:
                 target = target.rpartition(".")[0]
-            if target.startswith(PACKAGE) and target != name:
+            if target and target != name:
                 found.add(target)
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = module_names()
-    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+def import_graph(top: str = PACKAGE) -> dict[str, set[str]]:
+    """What each module of ``top`` (the package or the benchmarks) imports of either."""
+    modules = all_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()
+            if top_of(name) == top}  # fmt: skip
 
 
 def layer_of(module: str) -> str:
@@ -168,6 +193,27 @@ def test_no_import_cycles():
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
+def test_no_import_cycles_among_the_benchmarks():
+    found = cycles(import_graph(BENCHMARKS))
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_the_package_never_imports_a_benchmark():
+    bad = [f"{module} imports {target}" for module, targets in sorted(import_graph().items())
+           for target in sorted(targets) if top_of(target) == BENCHMARKS]  # fmt: skip
+    assert not bad, "the package importing benchmarks:\n" + "\n".join(bad)
+
+
+def test_the_floors_and_labels_import_no_benchmark():
+    """Every benchmark and the summary read the floors (and the names the sections give what
+    they compare) from one place, below all of them."""
+    graph = import_graph(BENCHMARKS)
+    assert set(BENCHMARK_BASE) <= set(graph)
+    bad = [f"{module} imports {target}" for module in BENCHMARK_BASE
+           for target in sorted(graph[module]) if top_of(target) == BENCHMARKS]  # fmt: skip
+    assert not bad, "\n".join(bad)
+
+
 def test_imports_run_down_the_layers():
     bad = [
         f"{module} ({layer_of(module) or PACKAGE}) imports {target} ({layer_of(target)})"
@@ -181,10 +227,11 @@ def test_imports_run_down_the_layers():
 _IMPORT_IN_ORDER = """
 import importlib, json, sys
 order = json.loads(sys.argv[1])
+top = order[0].split(".")[0]
 for name in order:
     before = set(sys.modules)
     importlib.import_module(name)
-    loaded = {m for m in set(sys.modules) - before if m.split(".")[0] == "sparling_genomics"}
+    loaded = {m for m in set(sys.modules) - before if m.split(".")[0] == top}
     parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
     extra = sorted(loaded - {name} - parents)
     if extra:
@@ -192,8 +239,11 @@ for name in order:
 """
 
 
-def test_every_module_imports_in_dependency_order_in_a_fresh_interpreter():
-    graph = import_graph()
+@pytest.mark.parametrize("top", [PACKAGE, BENCHMARKS])
+def test_every_module_imports_in_dependency_order_in_a_fresh_interpreter(top):
+    """Each top-level package on its own (a benchmark's imports of the package load freely)."""
+    graph = {name: {t for t in targets if top_of(t) == top}
+             for name, targets in import_graph(top).items()}  # fmt: skip
     found = cycles(graph)
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
     # A ``__main__`` module runs the command line when imported: its imports are read above.
@@ -203,6 +253,7 @@ def test_every_module_imports_in_dependency_order_in_a_fresh_interpreter():
         capture_output=True,
         text=True,
         timeout=600,
+        cwd=ROOT.parent,  # where ``benchmarks`` is found, as ``python -m benchmarks`` runs
     )
     assert result.returncode == 0, result.stderr.strip().splitlines()[-1:]
 
@@ -222,33 +273,65 @@ def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path):
 
 
 def test_no_module_is_over_450_lines():
-    """One concept per module: a module that grows past 450 lines holds more than one."""
-    long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
+    """One concept per module (in the package and in the benchmarks): a module that grows
+    past 450 lines holds more than one."""
+    long = {str(p.relative_to(ROOT.parent)): n for p in all_modules().values()
             if (n := len(p.read_text().splitlines())) > 450}  # fmt: skip
     assert not long, f"modules over 450 lines: {long}"
 
 
-def private_imports(name: str, path: Path, modules: dict[str, Path]) -> list[str]:
-    """``from other_module import _name`` in ``name``'s file: a private name of another
-    package module."""
+def _private(attr: str) -> bool:
+    return attr.startswith("_") and not attr.startswith("__")
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` of a chain of names and attributes; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def private_uses(name: str, path: Path, modules: dict[str, Path]) -> list[str]:
+    """The private names (``_name``) of another module of the package or the benchmarks that
+    ``name``'s file reaches: ``from module import _name``, ``import pkg._module``, or
+    ``module._name`` on a module an import bound to a name."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    found = []
+    found, bound = [], {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        source = _source_of(node, name, path)
-        if not source.startswith(PACKAGE) or source == name:
-            continue
-        found += [f"{source}.{a.name}" for a in node.names
-                  if a.name.startswith("_") and not a.name.startswith("__")]  # fmt: skip
+        if isinstance(node, ast.ImportFrom):
+            source = _source_of(node, name, path)
+            if top_of(source) not in (PACKAGE, BENCHMARKS) or source == name:
+                continue
+            found += [f"{source}.{a.name}" for a in node.names if _private(a.name)]
+            bound |= {a.asname or a.name: f"{source}.{a.name}" for a in node.names
+                      if f"{source}.{a.name}" in modules}  # fmt: skip
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if top_of(alias.name) not in (PACKAGE, BENCHMARKS):
+                    continue
+                found += [alias.name for part in alias.name.split(".") if _private(part)]
+                bound[alias.asname or top_of(alias.name)] = (
+                    alias.name if alias.asname else top_of(alias.name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = _dotted(node.value)
+            first, _, rest = (base or "").partition(".")
+            module = ".".join(filter(None, [bound.get(first), rest]))
+            if first in bound and module in modules and module != name:
+                found.append(f"{module}.{node.attr}")
     return found
 
 
-def test_no_module_imports_a_private_name_of_another():
-    modules = module_names()
-    bad = [f"{name} imports {target}" for name, path in sorted(modules.items())
-           for target in private_imports(name, path, modules)]  # fmt: skip
-    assert not bad, "private names imported across modules:\n" + "\n".join(bad)
+def test_no_module_uses_a_private_name_of_another():
+    """Across the package and the benchmarks (a benchmark uses the package as its users do:
+    public names only, the CLI's private helpers included)."""
+    modules = all_modules()
+    bad = [f"{name} uses {target}" for name, path in sorted(modules.items())
+           for target in private_uses(name, path, modules)]  # fmt: skip
+    assert not bad, "private names used across modules:\n" + "\n".join(bad)
 
 
 def test_no_runner_imports_another_runner():
@@ -261,8 +344,17 @@ def test_no_runner_imports_another_runner():
 
 def test_the_private_name_check_sees_one(tmp_path):
     source = tmp_path / "mod.py"
-    source.write_text("from ..export.motifs import _secret, public\nfrom . import __doc__\n")
+    source.write_text(
+        "from ..export.motifs import _secret, public\nfrom . import __doc__\n"
+        "from sparling_genomics.cli import main as cli_main\nimport sparling_genomics.io\n"
+        "import sparling_genomics._hidden\nfrom benchmarks import report\n"
+        "def f(run):\n"
+        "    return cli_main._model_option, sparling_genomics.io._tmp, report._cell, run._x\n"
+    )
     name = f"{PACKAGE}.runners.mod"
-    assert private_imports(name, source, {name: source}) == [
-        f"{PACKAGE}.export.motifs._secret"
-    ]
+    modules = {m: source for m in (name, f"{PACKAGE}.cli.main", f"{PACKAGE}.io",
+                                   f"{BENCHMARKS}.report")}  # fmt: skip
+    assert sorted(private_uses(name, source, modules)) == sorted([
+        f"{PACKAGE}.export.motifs._secret", f"{PACKAGE}._hidden",
+        f"{PACKAGE}.cli.main._model_option", f"{PACKAGE}.io._tmp", f"{BENCHMARKS}.report._cell",
+    ])  # fmt: skip

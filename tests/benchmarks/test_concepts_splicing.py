@@ -1,8 +1,8 @@
 """The concepts benchmark's splicing part: one method's figures from its motifs.json-shaped
 summary, and the section's rows."""
 
-from benchmarks.concepts import LABELS
 from benchmarks.concepts_splicing import method_figures, splicing_markdown
+from benchmarks.labels import CONCEPT_LABELS
 
 
 def _summary(prefix: str, core: bool = False) -> dict:
@@ -46,7 +46,7 @@ def test_the_section_has_a_row_and_families_per_method():
             "steps": 3, "modisco_windows": 2,
             "methods": {"sparling": method_figures(_summary("sparling", core=True), 1.0),
                         "sae": method_figures(_summary("sae"), 2.0)}}  # fmt: skip
-    text = "\n".join(splicing_markdown(part, LABELS))
+    text = "\n".join(splicing_markdown(part, CONCEPT_LABELS))
     assert "| non-sparse + TopK SAE | 3 (1) | 3 | f00 | f02 | - | - | - | 1 | 2 / 1 of 3 |" in text
     assert "| Sparling's own channels | 3 (1) | 2 | f00 | - |" in text
     assert "| non-sparse + TopK SAE | sae_f01 | `TTTT` | 40 | - (no) | - |" in text

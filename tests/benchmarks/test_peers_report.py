@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
+from benchmarks.headlines import SUMMARIES
 from benchmarks.peer_comparison import agreement, loss_rates
 from benchmarks.peers_report import markdown, verdicts
-from benchmarks.summary import SUMMARIES
 
 
 def result(sparling=0.85, baseline=0.90, spliceai=0.80, osai=0.905):

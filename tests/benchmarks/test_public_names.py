@@ -1,6 +1,7 @@
-"""Benchmarks reach a run folder through ``rundir`` and the package through public names only
-(issue 56): no benchmark module spells a file name ``rundir`` owns, joins a path with one of
-its folder names, or imports an underscore name from ``sparling_genomics``."""
+"""Benchmarks reach a run folder through ``rundir`` (issue 56): no benchmark module spells a
+file name ``rundir`` owns or joins a path with one of its folder names. That they use the
+package's public names only (no ``_name`` by import or as a module's attribute) is
+``tests/test_layers.py``'s check, across the package and the benchmarks alike."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ def _docstrings(tree: ast.Module) -> set[int]:
 
 def offences(source: str, filename: str = "<source>") -> list[str]:
     """Where ``source`` spells a run-folder file name (the whole string or one ``/`` part of
-    it, as in a glob), joins a path with a run-folder folder name (``run / "motifs"``), or
-    imports a private name of the package: one ``file:line: what`` each."""
+    it, as in a glob) or joins a path with a run-folder folder name (``run / "motifs"``): one
+    ``file:line: what`` each."""
     files, folders = run_folder_names()
     tree = ast.parse(source, filename=filename)
     docstrings = _docstrings(tree)
@@ -52,16 +53,6 @@ def offences(source: str, filename: str = "<source>") -> list[str]:
             right = node.right
             if isinstance(right, ast.Constant) and right.value in folders:
                 found.append(f"{where}: joins {right.value!r} (use rundir's name)")
-        elif isinstance(node, ast.ImportFrom) and not node.level:
-            if (node.module or "").split(".")[0] == "sparling_genomics":
-                for alias in node.names:
-                    if alias.name.startswith("_"):
-                        found.append(f"{where}: imports private {node.module}.{alias.name}")
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == "sparling_genomics" and any(p.startswith("_") for p in parts):
-                    found.append(f"{where}: imports private {alias.name}")
     return found
 
 
@@ -72,8 +63,6 @@ import json
 from pathlib import Path
 
 from sparling_genomics.rundir import METRICS_NAME
-from sparling_genomics.cli.main import _model_option
-import sparling_genomics._hidden
 
 
 def read(run: Path) -> dict:
@@ -86,11 +75,9 @@ def read(run: Path) -> dict:
 '''
     found = offences(planted, "planted.py")
     assert sorted(found) == sorted([
-        "planted.py:7: imports private sparling_genomics.cli.main._model_option",
-        "planted.py:8: imports private sparling_genomics._hidden",
-        "planted.py:13: spells 'metrics.json' (use rundir's name)",
-        "planted.py:14: spells 'config.yaml' (use rundir's name)",
-        "planted.py:15: joins 'motifs' (use rundir's name)",
+        "planted.py:11: spells 'metrics.json' (use rundir's name)",
+        "planted.py:12: spells 'config.yaml' (use rundir's name)",
+        "planted.py:13: joins 'motifs' (use rundir's name)",
     ])  # fmt: skip
 
 
@@ -101,7 +88,7 @@ def test_the_names_collected_are_rundirs_files_and_folders():
     assert {rundir.MOTIFS_DIR, rundir.CHECKPOINT_DIR} <= folders
 
 
-def test_no_benchmark_spells_a_run_folder_name_or_imports_a_private_one():
+def test_no_benchmark_spells_a_run_folder_name():
     modules = sorted(BENCHMARKS.glob("*.py"))
     assert len(modules) > 10
     found = []

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import scale
+from benchmarks import scale, scale_genome, scale_report, scale_steps
 from tests.conftest import REPO, TINY_FASTA, TINY_GFF
 
 SCRIPT = REPO / "scripts" / "make_scale_genome.py"
@@ -241,7 +241,7 @@ def test_plan_alternates_sources_and_keeps_the_annotated_share(gen):
         "tair1_copy1", "lyrata1_copy1", "arenosa2_copy1", "arenosaUiO1_copy1", "arenosa1_copy1"]
     assert [gen.size_label(gen.parse_size(t)) for t in ("100M", "1G", "2.5M", "1500")] == [
         "100M", "1G", "2500K", "1500"]
-    assert scale.parse_size("1G") == gen.parse_size("1G") == 10**9
+    assert scale_genome.parse_size("1G") == gen.parse_size("1G") == 10**9
     with pytest.raises(ValueError):
         gen.parse_size("big")
 
@@ -263,8 +263,8 @@ def test_random_snvs_sorted_on_the_genome_and_reproducible(tiled, tmp_path):
     from sparling_genomics.genome.fasta import Genome
 
     fasta = Path(tiled["summary"]["fasta"])
-    made = scale.write_random_snvs(fasta, tmp_path / "a.vcf", 2_000, seed=3)
-    scale.write_random_snvs(fasta, tmp_path / "b.vcf", 2_000, seed=3)
+    made = scale_genome.write_random_snvs(fasta, tmp_path / "a.vcf", 2_000, seed=3)
+    scale_genome.write_random_snvs(fasta, tmp_path / "b.vcf", 2_000, seed=3)
     text = (tmp_path / "a.vcf").read_text()
     assert text == (tmp_path / "b.vcf").read_text() and made["variants"] == 2_000
     assert "##contig=<ID=chr1,length=601000>" in text and "##contig=<ID=chr2," in text
@@ -279,23 +279,24 @@ def test_random_snvs_sorted_on_the_genome_and_reproducible(tiled, tmp_path):
 
 
 def test_inputs_are_reused_when_made_with_the_same_settings(tiled, tmp_path):
-    paths = scale.SizePaths(tmp_path / "size")
+    paths = scale_steps.SizePaths(tmp_path / "size")
     shutil.copytree(Path(tiled["summary"]["fasta"]).parent, paths.genome_dir)
     settings = {"seed": 0, "substitution_rate": 0.01, "variants": 300}
     runner = FakeRunner()
-    made = scale.prepare_inputs(paths, tiled["size"], settings, runner=runner)
+    made = scale_genome.prepare_inputs(paths, tiled["size"], settings, runner=runner)
     assert runner.calls == [] and made["vcf"]["variants"] == 300  # the genome was reused
     assert made["genome"]["bases"] == tiled["size"]
-    assert "vcf" not in scale.prepare_inputs(paths, tiled["size"], settings, runner=runner)
-    again = scale.prepare_inputs(paths, tiled["size"], {**settings, "variants": 200},
+    assert "vcf" not in scale_genome.prepare_inputs(paths, tiled["size"], settings, runner=runner)
+    again = scale_genome.prepare_inputs(paths, tiled["size"], {**settings, "variants": 200},
                                  runner=runner)  # fmt: skip
     assert again["vcf"]["variants"] == 200 and runner.calls == []
     with pytest.raises(RuntimeError, match="genome failed"):  # another seed: made again
-        scale.prepare_inputs(paths, tiled["size"], {**settings, "seed": 1},
+        scale_genome.prepare_inputs(paths, tiled["size"], {**settings, "seed": 1},
                              runner=FakeRunner(fail_at="generate"))  # fmt: skip
     paths.fasta.unlink()  # a clone keeps the summary, not the genome: made again
     with pytest.raises(RuntimeError, match="genome failed"):
-        scale.prepare_inputs(paths, tiled["size"], settings, runner=FakeRunner(fail_at="generate"))
+        scale_genome.prepare_inputs(paths, tiled["size"], settings,
+                                    runner=FakeRunner(fail_at="generate"))
 
 
 def test_peak_rss_is_each_childs_own(tmp_path):
@@ -303,11 +304,11 @@ def test_peak_rss_is_each_childs_own(tmp_path):
     given its peak (what RUSAGE_CHILDREN's maxrss would do)."""
     big = [sys.executable, "-c", "import numpy as np; a = np.ones(250_000_000 // 8); "
            "print(a.sum())"]  # fmt: skip
-    measured = scale.measure_command(big, tmp_path / "big.log")
+    measured = scale_steps.measure_command(big, tmp_path / "big.log")
     assert measured["exit_code"] == 0 and measured["peak_rss_gb"] >= 0.2
-    small = scale.measure_command([sys.executable, "-c", "pass"], tmp_path / "small.log")
+    small = scale_steps.measure_command([sys.executable, "-c", "pass"], tmp_path / "small.log")
     assert small["peak_rss_gb"] < 0.1 and small["seconds"] > 0
-    failed = scale.measure_command([sys.executable, "-c", "import sys; print('boom');"
+    failed = scale_steps.measure_command([sys.executable, "-c", "import sys; print('boom');"
                                     "sys.exit(3)"], tmp_path / "f.log")  # fmt: skip
     assert failed["exit_code"] == 3 and "boom" in (tmp_path / "f.log").read_text()
 
@@ -350,16 +351,16 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
 
     runner = FakeRunner()
     scale.run_scale_benchmark(out, ["1M", "2M"], runner=runner, **args)
-    assert runner.calls == ["export", "scan", "variants", "report", *scale.STEPS]
+    assert runner.calls == ["export", "scan", "variants", "report", *scale_steps.STEPS]
     saved = json.loads((out / "bench_scale.json").read_text())
-    assert all(list(v["steps"]) == list(scale.STEPS) for v in saved["sizes"].values())
+    assert all(list(v["steps"]) == list(scale_steps.STEPS) for v in saved["sizes"].values())
 
     runner = FakeRunner()  # everything measured: nothing runs
     scale.run_scale_benchmark(out, ["2M", "1M"], runner=runner, **args)
     assert runner.calls == []
     runner = FakeRunner()  # --no-resume: all again
     scale.run_scale_benchmark(out, ["1M"], runner=runner, resume=False, **args)
-    assert runner.calls == list(scale.STEPS)
+    assert runner.calls == list(scale_steps.STEPS)
     with pytest.raises(SystemExit, match="other settings"):
         scale.run_scale_benchmark(out, ["1M"], variants=5, runner=FakeRunner(), **args)
 
@@ -382,7 +383,7 @@ def test_new_inputs_void_the_steps_that_used_the_old(tmp_path):
     runner = FakeRunner()  # a new genome: every step again
     scale.run_scale_benchmark(tmp_path, ["2M"], runner=runner, prepare=remade("generate"),
                               **args)  # fmt: skip
-    assert runner.calls == list(scale.STEPS)
+    assert runner.calls == list(scale_steps.STEPS)
 
 
 def test_a_failed_step_is_recorded_and_retried(tmp_path):
@@ -411,9 +412,9 @@ def _fabricated(sizes: dict[str, tuple[float, float, float, float]]) -> dict:
               "settings": {"seed": 0, "substitution_rate": 0.01, "variants": 100_000,
                            "train": list(scale.TRAIN_SETTINGS)}, "sizes": {}}  # fmt: skip
     for label, (dataset, scan_s, scan_gb, var_gb) in sizes.items():
-        bases = scale.parse_size(label)
+        bases = scale_genome.parse_size(label)
         steps = {s: {"seconds": 60.0, "peak_rss_gb": 1.0, "bases": bases, "cpu": "X"}
-                 for s in scale.STEPS}  # fmt: skip
+                 for s in scale_steps.STEPS}  # fmt: skip
         steps["dataset"] = {"seconds": dataset, "peak_rss_gb": 3.0, "bases": bases, "cpu": "X"}
         steps["scan"] = {"seconds": scan_s, "peak_rss_gb": scan_gb, "bases": bases, "cpu": "X",
                          "summary": {"scan_seconds": scan_s / 2}}  # fmt: skip
@@ -427,7 +428,7 @@ def _fabricated(sizes: dict[str, tuple[float, float, float, float]]) -> dict:
 def test_markdown_section_from_a_made_up_json(tmp_path):
     result = _fabricated({"100M": (60, 80, 1.0, 1.0), "300M": (180, 240, 1.1, 1.05),
                           "1G": (600, 1000, 1.5, 1.1)})  # fmt: skip
-    text = scale.render_markdown(result, tmp_path / "bench_scale.json")
+    text = scale_report.render_markdown(result, tmp_path / "bench_scale.json")
     assert "| `dataset` | 60.0 s, 3.00 GB | 180.0 s, 3.00 GB | 600.0 s, 3.00 GB |" in text
     assert ("| `scan` rate (model pass alone) | 1.25 Mb/s (2.50 Mb/s) | 1.25 Mb/s (2.50 Mb/s) | "
             "1.00 Mb/s (2.00 Mb/s) |") in text
@@ -443,7 +444,7 @@ def test_markdown_section_from_a_made_up_json(tmp_path):
     # only two sizes so far: 1G is named missing and the floors are provisional
     partial = _fabricated({"100M": (60, 80, 1.0, 1.0), "300M": (180, 240, 1.1, 1.05)})
     partial["requested"] = ["100M", "300M", "1G"]
-    text = scale.render_markdown(partial, tmp_path / "bench_scale.json")
+    text = scale_report.render_markdown(partial, tmp_path / "bench_scale.json")
     assert "**Missing:** not measured yet: 1G" in text
     assert "| `dataset` at 1 Gb: <= 15 min | 1G not measured | not measured yet |" in text
     assert "**met** (provisional)" in text
@@ -479,14 +480,14 @@ def test_end_to_end_at_one_megabase(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     saved = json.loads((tmp_path / "s" / "bench_scale.json").read_text())
     steps = saved["sizes"]["1M"]["steps"]
-    assert list(steps) == list(scale.STEPS)
+    assert list(steps) == list(scale_steps.STEPS)
     assert all(s["seconds"] > 0 and s["peak_rss_gb"] > 0.05 for s in steps.values())
     train = steps["train"]["summary"]
     assert 100 <= train["samples_seen"] < 200 and train["stopped_by"] == "schedule"
     assert steps["scan"]["summary"]["bases"] == steps["scan"]["bases"] == 1_000_000
     assert steps["variants"]["summary"]["counts"]
     assert "| `scan` rate (model pass alone) |" in md.read_text()
-    fast = saved["sizes"]["1M"][scale.BF16_STEP]
+    fast = saved["sizes"]["1M"][scale_steps.BF16_STEP]
     agree = fast["agreement"]
     assert fast["summary"]["bases"] == 1_000_000 and agree["float32_sites"] > 0
     assert agree["shared"] <= min(agree["float32_sites"], agree["bfloat16_sites"])

@@ -5,17 +5,17 @@ identifiability benchmark's table of every run in docs/bench-runs.md. Text and J
 import json
 import re
 
+from benchmarks.headlines import measured_on
 from benchmarks.report import HEADER, update_section
-from benchmarks.summary import (
+from benchmarks.sections import (
     SECTION_ORDER,
     SUMMARY_END,
     SUMMARY_START,
     base_name,
     github_anchor,
-    measured_on,
     split_sections,
-    tidy_text,
 )
+from benchmarks.summary import tidy_text
 from sparling_genomics.rundir import config_path, metrics_path
 from tests.conftest import REPO
 
