@@ -9,9 +9,10 @@ acted and a few figures, not every evaluation. Its ``train_log.jsonl`` keeps, by
   forced one, a rollback, split, tidy, push, resample or restart);
 * each phase's best validation record (the one the trainer keeps the weights of);
 * records without a sample count (the splicing core phase);
-* the records a document quotes: in a paragraph that names the run's folder or its ``attempt
-  N``, the record nearest each ``NNNk`` sample count, and in a sentence about validation (or
-  the loss) each record with a validation figure (the loss) that a number there rounds to;
+* the records a document quotes: in a paragraph, list item or table row that names the run's
+  archive folder or its ``attempt N``, the record nearest each ``NNNk`` sample count, and in
+  each of its sentences about validation (or the loss), for each number, the first record
+  from the sentence's first sample count on whose validation figure (loss) rounds to it;
 * one record in ``EVERY`` of the rest, so that the report still draws the curves.
 
 ``bench_runs/archive/thinned_logs.json`` lists each thinned run with the commit that holds
