@@ -3,8 +3,9 @@
 bench_runs/ keeps text only (docs/bench-runs.md): config.yaml, metrics.json, train_log.jsonl
 and the motif files; reports, logos and figures are regenerated, weights are never committed.
 So each run is copied without them and its report is rebuilt from the copy, as
-`sparling-genomics report --model RUN` builds it. The folder also keeps to a size budget, and
-each top-level entry has a row in docs/bench-runs.md's index.
+`sparling-genomics report --model RUN` builds it. The folder also keeps to a size budget, each
+top-level entry has a row in docs/bench-runs.md's index, and every archived run's log is
+thinned (`tests/benchmarks/thin_logs.py`) to what its full log in git history gives.
 """
 
 import json
@@ -18,6 +19,7 @@ import yaml
 from sparling_genomics.config import dump_yaml
 from sparling_genomics.report.page import build_report
 from sparling_genomics.train.run_config import load_saved_config
+from tests.benchmarks.thin_logs import MANIFEST, kept_records, run_names, thinned_text
 from tests.conftest import REPO
 
 BENCH_RUNS = REPO / "bench_runs"
@@ -146,13 +148,17 @@ def test_the_gitignore_rules_read_outside_git_as_git_reads_them():
 
 def test_bench_runs_fits_its_size_budget():
     """bench_runs/ is cloned with the code: its committed files stay within SIZE_BUDGET. A run
-    that would break it makes room by moving superseded runs out of the tree (docs/bench-runs.md),
-    not by raising the budget."""
+    that would break it makes room by moving superseded runs to the archive, whose logs are
+    thinned, or out of the tree (docs/bench-runs.md, "The size budget"), not by raising the
+    budget."""
     files = _committed_files()
     sizes = sorted((p.stat().st_size, p.relative_to(REPO).as_posix()) for p in files)[::-1]
     total = sum(size for size, _ in sizes)
+    archived = sum(size for size, path in sizes if path.startswith("bench_runs/archive/"))
     biggest = ", ".join(f"{path} ({size:,})" for size, path in sizes[:5])
-    assert files and total <= SIZE_BUDGET, f"{total:,} bytes > {SIZE_BUDGET:,}; biggest: {biggest}"
+    assert files and total <= SIZE_BUDGET, (
+        f"{total:,} bytes > {SIZE_BUDGET:,} ({archived:,} in archive/); biggest: {biggest}"
+    )
 
 
 def test_every_top_level_entry_of_bench_runs_is_named_in_the_index():
@@ -162,3 +168,57 @@ def test_every_top_level_entry_of_bench_runs_is_named_in_the_index():
     top = {p.relative_to(BENCH_RUNS).parts[0] for p in _committed_files()}
     assert not sorted(top - names - {"archive"})  # a new folder: name it and add its row
     assert not sorted(name for name in names if not any(BENCH_RUNS.glob(name)))  # a stale row
+
+
+def test_a_thinned_log_keeps_the_records_that_carry_evidence():
+    records = [{"samples": 1000 * i, "phase": "anneal", "density": 0.5, "val_exact_match": 0.5}
+               for i in range(30)]  # fmt: skip
+    records[3]["probation"] = records[4]["probation"] = "waiting"  # on at 3, off again at 5
+    records[7]["tightened"] = True
+    for record in records[7:]:
+        record["density"] = 0.25
+    records[12]["split"] = {"source": 0, "target": 1}
+    records[15]["val_exact_match"] = 0.9  # the annealing phase's best
+    for record in records[20:]:
+        record["phase"] = "final"
+    records[25]["val_exact_match"] = 0.8  # the final phase's best
+    kept = kept_records(records, every=10, pinned=[17000])  # a document quotes 17k
+    assert kept == [0, 3, 5, 7, 10, 12, 15, 17, 19, 20, 25, 29]
+    records.insert(2, {"phase": "core", "core_samples": 64})  # no sample count: kept
+    assert 2 in kept_records(records, every=10)
+
+
+def test_documents_name_an_archived_run_by_its_folder_or_attempt():
+    archive = BENCH_RUNS / "archive"
+    attempt = archive / "paper_domains" / "digit_circle_attempt9_x" / "digit_circle_seed0"
+    assert run_names(attempt) == {"digit_circle_attempt9_x", "attempt 9"}
+    assert run_names(archive / "planted_i24h" / "draw2_seed0") == {"planted_i24h"}
+
+
+def _thinned_runs() -> dict:
+    return json.loads(MANIFEST.read_text())["runs"]
+
+
+def test_every_archived_log_is_thinned():
+    """A run moved to the archive has its log thinned (docs/bench-runs.md, "Thinned training
+    logs"), and the manifest counts what each thinned log holds."""
+    archive = BENCH_RUNS / "archive"
+    logs = {p.parent.relative_to(archive).as_posix(): p for p in archive.rglob("train_log.jsonl")}
+    runs = _thinned_runs()
+    assert sorted(logs) == sorted(runs)
+    assert {run: logs[run].read_text().count("\n") for run in runs} == {
+        run: entry["kept"] for run, entry in runs.items()
+    }
+
+
+def test_each_thinned_log_is_its_full_log_thinned_again():
+    """Thinning the full log that git history keeps gives the committed log byte for byte."""
+    for run, entry in _thinned_runs().items():
+        path = f"bench_runs/archive/{run}/train_log.jsonl"
+        full = subprocess.run(["git", "show", f"{entry['full_log']}:{path}"], cwd=REPO,
+                              capture_output=True, text=True)  # fmt: skip
+        if full.returncode != 0:
+            pytest.skip("the full logs are not in this checkout's git history")
+        assert full.stdout.count("\n") == entry["records"], run
+        thinned = thinned_text(full.stdout, entry["every"], entry["pinned_samples"])
+        assert thinned == (REPO / path).read_text(), run
