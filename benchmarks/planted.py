@@ -48,13 +48,13 @@ def _flat(metrics: dict) -> dict:
         "wall_seconds": metrics["wall_seconds"],
         "annealing_complete": metrics["annealing"]["complete"],
         "annealing_steps": metrics["annealing"]["steps"],
-        "forced_steps": metrics["annealing"].get("forced_steps"),
-        "finish_by_samples": metrics["annealing"].get("finish_by_samples"),
-        # Steps taken back and retaken smaller (train/rollback.py); None: the rule was off.
+        # Steps taken back and retaken smaller (train/rules/rollback.py); None: the rule was
+        # off.
         "rollbacks": (metrics["annealing"].get("rollback") or {}).get("rollbacks"),
-        # Motifs split into idle ones (train/channel_split.py): [samples, source, target,
-        # their alphas, density] each; None: the rule was off.
-        "splits": (metrics["annealing"].get("split") or {}).get("log"),
+        # Motifs split into idle ones (train/rules/channel_edit.py; "split" in runs saved
+        # before it): [samples, source, target, their alphas, density] each; None: off.
+        "splits": (metrics["annealing"].get("channel_edit")
+                   or metrics["annealing"].get("split") or {}).get("log"),  # fmt: skip
         "stopped_by": metrics["stopped_by"],
         "identifiability": (metrics.get("identifiability") or {}).get("status"),
         "identifiability_verdict": (metrics.get("identifiability") or {}).get("verdict"),
@@ -212,7 +212,7 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
         "",
         "| run | seed | exact match | oracle | exact / oracle | E2EE | FNE | FPE | CE (1:1) "
         "| CE (many:1) "
-        "| density | density / true | steps (forced; rolled back; split) | stopped by "
+        "| density | density / true | steps (rolled back; split) | stopped by "
         "| identifiability "
         "| samples | minutes |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -220,12 +220,9 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
     for name, rows in runs.items():
         for r in rows:
             ratio = "-" if r["density_ratio"] is None else f"{r['density_ratio']:.2f}"
-            deadline = r.get("finish_by_samples")
-            steps = f"{r.get('annealing_steps', '-')} ({r.get('forced_steps') or 0}" + (
-                f", deadline {deadline // 1000}k" if deadline else "") + (
-                "" if r.get("rollbacks") is None else f"; {r['rollbacks']} rolled back") + (
-                "" if r.get("splits") is None else f"; {len(r['splits'])} split") + ")"
-            # fmt: skip
+            parts = [f"{r['rollbacks']} rolled back"] if r.get("rollbacks") is not None else []
+            parts += [f"{len(r['splits'])} split"] if r.get("splits") is not None else []
+            steps = f"{r.get('annealing_steps', '-')}" + (f" ({'; '.join(parts)})" if parts else "")
             oracle = r.get("oracle_exact_match")
             share = "-" if not oracle else f"{r['exact_match'] / oracle:.3f}"
             lines.append(
@@ -236,20 +233,14 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
                 f"| {r.get('stopped_by')} | {r.get('identifiability') or 'not checked'} "
                 f"| {r['samples_seen']:,} | {r['wall_seconds'] / 60:.1f} |"
             )
-    deadlines = sorted({r["finish_by_samples"] for rows in runs.values() for r in rows
-                        if r.get("finish_by_samples")})  # fmt: skip
-    if deadlines:
-        lines += ["", "A run whose steps column names a deadline trained with `--set "
-                  f"annealing.finish_by_samples={deadlines[0]}` (forced steps: taken by the "
-                  "deadline, not by Algorithm 1); the preset's own setting is "
-                  f"{_preset_deadline(preset)}."]
     for name, rows in runs.items():
         if name.startswith("draw"):
             lines.append("")
             lines.append(f"- {name}: {', '.join(rows[0]['motifs'])}.")
     splits = [(name, r) for name, rows in runs.items() for r in rows if r.get("splits")]
     if splits:
-        lines += ["", "Motifs split into idle ones (`train/channel_split.py`; motif, alpha):", ""]
+        lines += ["", "Motifs split into idle ones (`train/rules/channel_edit.py`; motif, alpha):",
+                  ""]  # fmt: skip
         lines += [f"- {name} seed {r['seed']}: " + "; ".join(_split_text(e) for e in r["splits"])
                   for name, r in splits]  # fmt: skip
     verdicts = [(name, r) for name, rows in runs.items() for r in rows
@@ -286,14 +277,8 @@ def _markdown(result: dict, out: Path, preset: str, seeds: list[int]) -> str:
     return "\n".join(lines)
 
 
-def _preset_deadline(preset: str) -> str:
-    """The preset's annealing deadline, in words."""
-    value = resolve_config("planted", preset).annealing.finish_by_samples
-    return f"finish_by_samples {value}" if value else "no deadline (Algorithm 1 alone)"
-
-
 def _split_text(entry: list) -> str:
     """One split of a run's log: where, which motif into which, their alphas, the density."""
-    samples, source, target, alpha_source, alpha_target, density = entry
+    samples, source, target, alpha_source, alpha_target, density, *_ = entry
     return (f"{source} ({alpha_source:.1%}) into {target} ({alpha_target:.1%}) at "
             f"{samples // 1000}k samples, density {density:.3g}")  # fmt: skip

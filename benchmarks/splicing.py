@@ -63,15 +63,6 @@ MODELS = {
     # The second anti-copy rule (sparsity/budget.py): the competition plus a shared budget --
     # today's splicing defaults.
     "sparling_shared_budget": {"model": {"sparse": {"share_range": [0.25, 8.0]}}},
-    # Today's defaults plus the resampling rule (train/channel_resample.py): near-copies and
-    # never-needed motifs re-initialised every 2,400 samples (3 evaluations) from 8x the stop
-    # density until half the final phase.
-    "sparling_resample": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
-                          "annealing": {"resample_samples": 2400}},
-    # The same, each fresh motif's filter pointed where the model errs (resample_init: missed).
-    "sparling_resample_missed": {"model": {"sparse": {"share_range": [0.25, 8.0]}},
-                                 "annealing": {"resample_samples": 2400,
-                                               "resample_init": "missed"}},
 }
 SPARLING_MODELS = [name for name in MODELS if name != "baseline"]
 
@@ -354,8 +345,6 @@ def _markdown(r: dict, path: Path | None = None) -> str:
               "sparling_no_core": "Sparling, no core",
               "sparling_no_anticopy": "Sparling, no anti-copy",
               "sparling_shared_budget": "Sparling, + shared budget",
-              "sparling_resample": "Sparling, + shared budget + resampling",
-              "sparling_resample_missed": "Sparling, + shared budget + resampling at errors",
               }  # fmt: skip
     runs = {"baseline": b, "sparling": s, **r.get("ablations", {})}
     for name, m in runs.items():

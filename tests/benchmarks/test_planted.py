@@ -1,5 +1,5 @@
 """The planted benchmark: seeds, the motif-block variant and a random motif draw (tiny
-preset), each row with its stop reason, density steps (forced ones apart) and
+preset), each row with its stop reason, density steps (those taken back, splits) and
 identifiability status."""
 
 import json
@@ -9,9 +9,9 @@ from benchmarks.planted import _markdown, draw_motifs, run_planted_benchmark
 
 def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     md = tmp_path / "BENCHMARKS.md"
-    deadline = [{"annealing": {"finish_by_samples": 320}}]  # forces steps in a tiny run
+    fast = [{"annealing": {"bar_decay_per_sample": 0.01}}]  # steps in a tiny run
     path = run_planted_benchmark(tmp_path / "out", [0], preset="tiny", ablations=False,
-                                 draws=[1], benchmarks_md=md, overrides=deadline,
+                                 draws=[1], benchmarks_md=md, overrides=fast,
                                  block_sizes=[1])  # fmt: skip
     result = json.loads(path.read_text())
     assert set(result["runs"]) == {"sparling", "block1", "draw1"}
@@ -23,8 +23,7 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "length: 300" in config and "max_instances: 5" in config
     for rows in result["runs"].values():
         assert rows[0]["identifiability"] in {"met", "fails", "unknown"}
-        assert rows[0]["forced_steps"] > 0 and rows[0]["stopped_by"]
-        assert rows[0]["finish_by_samples"] == 320
+        assert rows[0]["stopped_by"] and rows[0]["rollbacks"] is not None
         assert 0.5 < rows[0]["oracle_exact_match"] <= 1.0
         assert rows[0]["trained_on"] == result["machine"]["cpu"]  # each run names its host
     # The oracle reads the data, not the model: one figure for runs on the same data.
@@ -37,13 +36,13 @@ def test_seeds_and_a_draw_each_get_a_row_with_their_identifiability(tmp_path):
     assert "Means, and each ablation beside Sparling" in text  # block1 is set beside it
     assert draw["identifiability_verdict"] in text
     assert "another CPU" not in text and "not recorded" not in text  # all trained here
-    assert "annealing.finish_by_samples=320" in text and "no deadline (Algorithm 1 alone)" in text
     assert len({len(draw_motifs(d)) for d in (1, 2, 3)}) == 3  # 7, 8, 6 motifs
-    # The planted presets split idle motifs (train/channel_split.py): each row lists its splits.
+    # The planted presets split idle motifs (train/rules/channel_edit.py): each row lists its
+    # splits.
     assert all(isinstance(rows[0]["splits"], list) for rows in result["runs"].values())
     result["runs"]["draw1"][0]["splits"] = [[180_000, 5, 1, 0.436, 0.0, 0.0169]]
     text = _markdown(result, tmp_path / "out", "tiny", [0])
-    assert "; 1 split) |" in text
+    assert " rolled back; 1 split) |" in text
     assert "- draw1 seed 0: 5 (43.6%) into 1 (0.0%) at 180k samples, density 0.0169" in text
 
 

@@ -43,7 +43,8 @@ MANIFEST = ARCHIVE / "thinned_logs.json"
 #: One record in EVERY of those no other reason keeps.
 EVERY = 10
 #: Keys a training rule writes into the record of the evaluation where it acted.
-ACTED = ("forced", "rolled_back", "split", "tidy", "push", "resample", "restart")
+ACTED = ("forced", "rolled_back", "split", "tidy", "push", "resample", "restart", "rollback",
+         "channel_edit")
 #: Keys whose change from one record to the next is a step, a phase, a probation state, an
 #: annealing hold or a curriculum length.
 CHANGED = ("density", "phase", "probation", "held", "curriculum_tokens")
