@@ -214,14 +214,14 @@ class Trainer:
             record["restart"] = s.restarts
             return self._close(record)
         context = self._context(accuracy)
-        hold = restored = False
+        hold = False
         for rule in self.rules:
-            review = rule.review(context)
+            review = rule.review(self._settled(context))
             _file(record, rule.name, review.record)
-            hold, restored = hold or review.hold, restored or review.restored
-        if restored:  # an earlier model is back: annealing again, no best final weights
-            s.phase, s.best_final_accuracy, self.best_state = "anneal", -1.0, None
-            return self._close(record)
+            hold = hold or review.hold
+            if review.restored:  # an earlier model is back: annealing again, no best weights
+                s.phase, s.best_final_accuracy, self.best_state = "anneal", -1.0, None
+                return self._close(record)
         decision = None
         if s.phase == "anneal":
             decision = self._anneal(record, accuracy, hold=hold)
@@ -235,9 +235,12 @@ class Trainer:
             before_step=self.accepted_state if stepped else None,
         )  # fmt: skip
         for rule in self.rules:
-            settled = all(r.settled for r in self.rules)
-            _file(record, rule.name, rule.after(dataclasses.replace(context, settled=settled)))
+            _file(record, rule.name, rule.after(self._settled(context)))
         return self._close(record)
+
+    def _settled(self, context: RuleContext) -> RuleContext:
+        """``context`` as the next rule sees it: settled while no rule waits on the model."""
+        return dataclasses.replace(context, settled=all(r.settled for r in self.rules))
 
     def _anneal(self, record: dict, accuracy: float, *, hold: bool):
         """Algorithm 1's decision at this evaluation (``hold``: a rule asks for no step)."""
