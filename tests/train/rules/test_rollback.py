@@ -237,3 +237,45 @@ def test_a_budget_ending_just_after_a_rollback_reports_annealing_incomplete(tmp_
     assert trainer.annealer.done
     metrics = trainer.finish("max_seconds")
     assert metrics["annealing"]["complete"] is False
+
+
+#: (samples, logged density, rollback verdict) of a scripted run, as the trainer logged it at
+#: bdb41ed, before the rules were plug-ins (then the ``probation`` key; its 'rollback' is
+#: today's 'rolled_back').
+PATH_BEFORE_PLUGINS = [
+    (80, 0.5, None), (160, 0.5, None), (240, 0.375, "waiting"), (320, 0.375, "recovered"),
+    (400, 0.28125, "waiting"), (480, 0.28125, "rolled_back"), (560, 0.32476, "recovered"),
+    (640, 0.24357, "waiting"), (720, 0.24357, "rolled_back"), (800, 0.28125, "waiting"),
+    (880, 0.28125, "rolled_back"), (960, 0.302223, "waiting"), (1040, 0.302223, "gave_up"),
+    (1120, 0.226667, "waiting"), (1200, 0.226667, "recovered"), (1280, 0.17, "waiting"),
+    (1360, 0.17, "rolled_back"), (1440, 0.196299, "recovered"), (1520, 0.147225, None),
+    (1600, 0.110418, None), (1680, 0.0828138, None), (1760, 0.0621104, None),
+    (1840, 0.0465828, None), (1920, 0.0349371, None), (2000, 0.0262028, None),
+    (2080, 0.0262028, None), (2160, 0.0262028, None), (2240, 0.0262028, None),
+    (2320, 0.0262028, None), (2400, 0.0262028, None),
+]  # fmt: skip
+
+
+def test_the_rule_takes_the_path_it_took_before_it_was_a_plugin(tmp_path, monkeypatch):
+    """Scripted accuracies (a function of the evaluation's index alone, so the path does not
+    depend on the model or the machine): every density and verdict as logged before."""
+    real = trainer_module.evaluate_model
+    calls = []
+
+    def scripted(model, task, split, **kwargs):
+        result = real(model, task, split, **kwargs)
+        accuracy = 0.5 + 0.45 * ((len(calls) * 7) % 11) / 10
+        calls.append(accuracy)
+        return dataclasses.replace(result, e2e={**result.e2e, task.accuracy_metric: accuracy})
+
+    monkeypatch.setattr(trainer_module, "evaluate_model", scripted)
+    config = resolve_config("planted", "tiny", overrides=[
+        {"data": {"background": "iid"}, "train": {"max_samples": 2400, "final_samples": 800,
+                                                  "eval_every": 80},
+         "annealing": {"bar_decay_per_sample": 0.004, "stop_density": 0.02, "channel_edit": None,
+                       "rollback": {"samples": 160}}}])  # fmt: skip
+    metrics = train(config, tmp_path / "run", progress=False)
+    path = [(r["samples"], r["density"], r.get("rollback", {}).get("verdict"))
+            for r in read_log(tmp_path / "run")]  # fmt: skip
+    assert path == PATH_BEFORE_PLUGINS
+    assert [row[0] for row in metrics["annealing"]["rollback"]["retaken"]] == [480, 720, 880, 1360]
