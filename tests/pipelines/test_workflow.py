@@ -336,6 +336,17 @@ def _bad(tmp_path, text):
         ("genomes: {tiny: {reference: tiny}}\n"
          "runs: {s: {genome: tiny, scan_jobs: 4, scan_job_bases: 1000}}\n",
          "config: runs.s: give scan_jobs or scan_job_bases, not both"),
+        # A plan of jobs the scan cannot use, refused with the number it would make: 50 meant
+        # as 50 Mb, more jobs than the 300 kb genome has 50 kb chunks (in apply: too).
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, scan_job_bases: 50}}\n",
+         "config: runs.s: scan_job_bases 50 would make 6,000 scan jobs for the 300,000 bases "
+         "of tiny, but a job scans whole chunks of 50,000 bases: give at least 50000"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, scan_jobs: 100}}\n",
+         "config: runs.s: scan_jobs 100 would make 100 scan jobs for the 300,000 bases of "
+         "tiny, but at most 6 can have work"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
+         "apply: {model: s, genomes: [tiny], scan_job_bases: 1000}\n",
+         "config: apply: scan_job_bases 1000 would make 300 scan jobs"),
     ],
 )  # fmt: skip
 def test_bad_config_stops_before_any_job(tmp_path, text, expected):
