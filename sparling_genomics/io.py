@@ -14,6 +14,7 @@ import os
 import re
 import socket
 import tempfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +51,12 @@ def open_text(path: Path, errors: str | None = None) -> IO[str]:
     if is_gzip(path):
         return gzip.open(path, "rt", encoding="utf-8-sig", errors=errors)
     return open(path, encoding="utf-8-sig", errors=errors)
+
+
+#: What reading a text file through :func:`open_text` may raise: the file's own errors, a gzip
+#: cut short or corrupted (EOFError, zlib.error; a bad CRC is an OSError), bytes that are not
+#: UTF-8. A reader turns them into its one-line "cannot read" error.
+READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError)
 
 
 def starts_with_bom(path: Path) -> bool:

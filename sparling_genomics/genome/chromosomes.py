@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import open_text, require_file
+from ..io import READ_ERRORS, open_text, require_file
 
 _CHROMOSOME_IN_HEADER = re.compile(r"\b(?:chromosome|chr)\s*([A-Za-z0-9]+)", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:chromosome|chrom|chr)[_ ]?", re.IGNORECASE)
@@ -36,7 +36,7 @@ def read_aliases(path: Path, fasta_names) -> dict[str, str]:
     try:
         with open_text(path) as handle:
             lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise InputError(f"{path}: cannot read alias file ({exc})"[:300]) from None
     for number, line in enumerate(lines, start=1):
         names = line.split()

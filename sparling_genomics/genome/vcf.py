@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import is_gzip, open_text, require_file, starts_with_bom
+from ..io import READ_ERRORS, is_gzip, open_text, require_file, starts_with_bom
 from .chromosomes import SequenceNames
 from .sequence import N_CODE, decode, encode
 
@@ -78,7 +78,7 @@ def _header_lines(path: Path) -> int:
                 if not line.startswith("#"):
                     break
                 n += 1
-    except (OSError, EOFError):
+    except READ_ERRORS:
         return 0
     return n
 
@@ -143,7 +143,10 @@ class VcfReader:
                 self._feed.check()
                 reason = "htslib cannot read its header"
             raise InputError(f"{self.path}: not a VCF file ({reason})"[:300]) from None
-        self.header_text = str(self._vcf.header)
+        try:
+            self.header_text = str(self._vcf.header)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.path}: the header is not UTF-8 text ({exc})"[:300]) from None
         self._first_line = _header_lines(self.path) + 1
         self.names = names
         self.fetch = fetch
@@ -171,9 +174,18 @@ class VcfReader:
                     f"(htslib: {exc})"[:300]
                 ) from None
             line += 1
-            where = f"{rec.chrom}:{rec.pos}"
-            _check_text_fields(f"{self.path}:{line}", next(raw, ""))
-            yield self._record(rec, line)
+            at = f"{self.path}:{line}"
+            try:
+                text = next(raw, "")
+            except READ_ERRORS as exc:
+                raise InputError(f"{at}: cannot read the record ({exc})"[:300]) from None
+            _check_text_fields(at, text)
+            try:
+                record = self._record(rec, line)  # pysam decodes each field as UTF-8
+                where = f"{rec.chrom}:{rec.pos}"
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{at}: the record is not UTF-8 text ({exc})"[:300]) from None
+            yield record
         if self._feed is not None:
             self._feed.check()  # a pipe cut short by a broken gzip looks like a shorter VCF
         if not self.counts["records"]:

@@ -1,0 +1,81 @@
+"""Property-based tests of configs against broken input: a YAML config file generated clean,
+then broken (``tests/corruption.py``), and ``--set`` overrides of any text. Each reads as the
+clean file (a byte-order mark, CRLF line ends), or is refused with a typed one-line error --
+never an unexpected exception (exit 1)."""
+
+import math
+import tempfile
+from pathlib import Path
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sparling_genomics.config import parse_override, to_dict
+from sparling_genomics.train.run_config import resolve_config
+from tests.corruption import FAST, OTHER, Refused, broken, check_broken, read_or_refuse
+
+#: Keys of the planted task's config, each with values in its range.
+SETTINGS = {
+    "seed": st.integers(0, 10_000),
+    "train.lr": st.floats(1e-6, 1.0),
+    "train.max_samples": st.integers(1, 10**7),
+    "train.batch_size": st.integers(1, 512),
+    "annealing.start_density": st.floats(0.01, 1.0),
+}
+
+
+def _nested(flat: dict) -> dict:
+    out: dict = {}
+    for key, value in flat.items():
+        *parents, last = key.split(".")
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+
+
+def _resolve(path: Path) -> dict:
+    return to_dict(resolve_config("planted", "tiny", files=[path]))
+
+
+@FAST
+@given(st.fixed_dictionaries({}, optional=SETTINGS).filter(bool), st.data())
+def test_a_broken_config_file_reads_as_the_clean_one_or_is_refused(values, data):
+    clean = yaml.safe_dump(_nested(values)).encode()
+    how, bad = data.draw(broken(clean, hows=("bom", "crlf", "bom+crlf", *OTHER)))
+    with tempfile.TemporaryDirectory() as tmp:
+        good, other = Path(tmp, "clean.yaml"), Path(tmp, "my.yaml")
+        good.write_bytes(clean)
+        other.write_bytes(bad)
+        want = _resolve(good)
+        # (an unknown key's message names the key, not the file)
+        got = read_or_refuse(_resolve, other, names_file=False)
+    check_broken(how, got, want)
+
+
+def _value(config: dict, key: str):
+    for part in key.split("."):
+        config = config[part]
+    return config
+
+
+@FAST
+@given(st.one_of(st.sampled_from(sorted(SETTINGS)), st.text(max_size=20)),
+       st.one_of(st.text(max_size=30), st.floats(allow_nan=True).map(str),
+                 st.integers().map(str)))  # fmt: skip
+def test_any_set_override_is_merged_or_one_line(key, value):
+    """``--set KEY=VALUE`` of any text: a typed one-line error, or the config holds the value
+    YAML reads from it (numbers coerced to the key's type)."""
+    text = f"{key}={value}"
+
+    def merged(_):
+        return to_dict(resolve_config("planted", "tiny", overrides=[parse_override(text)]))
+
+    got = read_or_refuse(merged, Path("--set"), names_file=False)
+    if not isinstance(got, Refused):
+        want = yaml.safe_load(value) if value.strip() else ""
+        have = _value(got, key.strip())
+        assert have == want or (isinstance(want, float) and math.isclose(have, want)), (have,
+                                                                                        want)
