@@ -33,7 +33,8 @@ def scan_jobs(bases: int, *, jobs: int | None = None, job_bases: int | None = No
         raise ValueError("give jobs or job_bases")
     count = jobs if jobs is not None else max(1, -(-bases // job_bases))
     asked = f"scan_jobs {jobs}" if jobs is not None else f"scan_job_bases {job_bases}"
-    planned = f"{asked} would make {count:,} scan jobs for the {bases:,} bases of {genome}"
+    jobs_made = f"{count:,} scan job{'' if count == 1 else 's'}"
+    planned = f"{asked} would make {jobs_made} for the {bases:,} bases of {genome}"
     useful = max(1, -(-bases // chunk))
     if job_bases is not None and job_bases < chunk:
         raise ConfigError(f"{planned}, but a job scans whole chunks of {chunk:,} bases: give "
