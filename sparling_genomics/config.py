@@ -178,8 +178,9 @@ def parse_override(text: str) -> dict:
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:
+        shown = key.strip() if key.strip().isprintable() else "KEY"
         raise ConfigError(f"--set {text!r}: the value is not valid YAML (quote a string: "
-                          f"{key}='...')") from None  # fmt: skip
+                          f"{shown}='...')") from None  # fmt: skip
     out: dict = {}
     node = out
     *parents, last = key.strip().split(".")

@@ -690,6 +690,10 @@ _GFF_SPLIT = "train 2 sequences (5 windows, 6 sites)"  # the split line of GOOD,
 _DENIED = "cannot write in this folder (permission denied); write the output elsewhere"
 
 
+def _train(*extra: str) -> list[str]:
+    return ["train", "--task", "planted", "--preset", "tiny", *extra]
+
+
 def _folder(name: str) -> Callable[[Path], None]:
     """A case file entry that makes the empty folder ``name``."""
     return lambda folder: (folder / name).mkdir(parents=True, exist_ok=True)
@@ -730,15 +734,13 @@ CASES += [
          expect=["scored 2 of 2 alleles (2 records)"], needs_run="sites"),
     Case("config-bom", "config", "a YAML config with a byte-order mark (read past it)",
          {"my.yaml": BOM + b"train:\n  max_sample: 10\n"},
-         ["train", "--task", "planted", "--preset", "tiny", "--config", "my.yaml", "--out", "run"],
+         _train("--config", "my.yaml", "--out", "run"),
          expect=["unknown config key 'train.max_sample'; did you mean 'train.max_samples'?"]),
     Case("config-not-text", "config", "a config file holding bytes that are not text",
-         {"my.yaml": b"train:\n  lr: \xff\xfe\n"},
-         ["train", "--task", "planted", "--preset", "tiny", "--config", "my.yaml", "--out", "run"],
+         {"my.yaml": b"train:\n  lr: \xff\xfe\n"}, _train("--config", "my.yaml", "--out", "run"),
          expect=["my.yaml: is not valid YAML"]),
     Case("config-set-not-yaml", "config", "a --set value that is not YAML (an unclosed list)",
-         {}, ["train", "--task", "planted", "--preset", "tiny", "--set",
-              "model.head_dilations=[1,2", "--out", "run"],
+         {}, _train("--set", "model.head_dilations=[1,2", "--out", "run"),
          expect=["--set 'model.head_dilations=[1,2': the value is not valid YAML"]),
     # One case a verb that writes, its --out in a read-only folder; then the run folder itself
     # read-only (report's default output, checked where the write fails), train (its --out may
@@ -750,7 +752,7 @@ CASES += [
          expect=[f"ro: {_DENIED}"], read_only=("ro",)),
     Case("read-only-train", "output folders that cannot be written",
          "train's --out in a read-only folder", {"ro": _folder("ro")},
-         ["train", "--task", "planted", "--preset", "tiny", "--out", "ro/run"],
+         _train("--out", "ro/run"),
          expect=[f"ro: {_DENIED}"], read_only=("ro",)),
     Case("read-only-evaluate", "output folders that cannot be written",
          "evaluate's --out in a read-only folder", {"ro": _folder("ro")},
@@ -795,12 +797,16 @@ CASES += [
 
 #: Classes of bad input checked by tests that generate or break inputs (not one case each).
 CLASS_TESTS = [
-    ("FASTA, GFF3/GTF, BED, VCF, alias and config files broken at random: truncated, a "
-     "byte-order mark, CRLF line ends, bytes that are not text, columns swapped, empty: a "
-     "typed one-line error naming the file, or the clean file's result",
-     "tests/genome/test_corrupted_inputs.py"),
+    ("FASTA, GFF3/GTF, BED, VCF and alias files broken at random: a byte-order mark, CRLF "
+     "line ends, gzip (each read as the clean file), cut short, bytes that are not text, "
+     "columns swapped, a gzip cut or with a byte flipped, empty: a typed one-line error naming "
+     "the file, or a reading", "tests/genome/test_corrupted_inputs.py"),
+    ("a feature's or interval's start and end swapped: refused, naming the line",
+     "tests/genome/test_corrupted_inputs.py::test_a_feature_with_start_and_end_swapped_is_refused"),
+    ("YAML config files broken the same ways: the clean file's config, or one typed line",
+     "tests/test_corrupted_configs.py"),
     ("--set overrides of any text: a typed one-line error, or the value merged",
-     "tests/genome/test_corrupted_inputs.py::test_any_set_override_is_merged_or_one_line"),
+     "tests/test_corrupted_configs.py::test_any_set_override_is_merged_or_one_line"),
     ("every verb that writes, its output folder read-only: exit 2, one line naming the folder, "
      "nothing written", "tests/test_bad_inputs.py (the read-only-* cases above)"),
     ("a scan_job_bases or scan_jobs that plans more jobs than the genome has chunks: refused "
