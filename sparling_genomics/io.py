@@ -110,7 +110,10 @@ def _cannot_write(folder: Path, why: str) -> OutputError:
 def _shown(path: Path) -> str:
     """``path`` relative to the working folder where it lies under it (as a user types it),
     else as it is."""
-    here = Path.cwd()
+    try:
+        here = Path.cwd()
+    except OSError:  # the working folder was removed
+        return str(path)
     inside = path.is_absolute() and path.is_relative_to(here)
     return str(path.relative_to(here)) if inside else str(path)
 

@@ -742,9 +742,9 @@ CASES += [
     Case("config-set-not-yaml", "config", "a --set value that is not YAML (an unclosed list)",
          {}, _train("--set", "model.head_dilations=[1,2", "--out", "run"),
          expect=["--set 'model.head_dilations=[1,2': the value is not valid YAML"]),
-    # One case a verb that writes, its --out in a read-only folder; then the run folder itself
-    # read-only (report's default output, checked where the write fails), train (its --out may
-    # be a run to resume, so it is not checked at parse time) and an existing --out folder.
+    # One case a verb that writes, its --out in a read-only folder (checked before any work);
+    # then the run folder itself read-only (report's default output: refused where the write
+    # fails) and an existing --out folder.
     Case("read-only-dataset", "output folders that cannot be written",
          "dataset's --out in a read-only folder",
          {**GOOD, "ro": _folder("ro")},
