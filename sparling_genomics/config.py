@@ -193,7 +193,12 @@ def parse_override(text: str) -> dict:
     if "=" not in text:
         raise ConfigError(f"--set expects KEY=VALUE, got {text!r}")
     key, _, raw = text.partition("=")
-    value = yaml.safe_load(raw) if raw.strip() else ""
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        shown = key.strip() if key.strip().isprintable() else "KEY"
+        raise ConfigError(f"--set {text!r}: the value is not valid YAML (quote a string: "
+                          f"{shown}='...')") from None  # fmt: skip
     out: dict = {}
     node = out
     *parents, last = key.strip().split(".")
@@ -204,9 +209,10 @@ def parse_override(text: str) -> dict:
 
 
 def load_yaml(path: Path) -> dict:
-    """A YAML mapping from ``path`` (safe loader)."""
+    """A YAML mapping from ``path`` (safe loader; read as bytes, so YAML's own reader picks
+    the encoding, drops a byte-order mark and refuses bytes that are not text)."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = yaml.safe_load(Path(path).read_bytes())
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
     except IsADirectoryError:

@@ -23,6 +23,10 @@ class InputError(SparlingError):
     """An input file is missing, malformed or inconsistent."""
 
 
+class OutputError(SparlingError):
+    """An output cannot be written where it was asked (a read-only folder or file system)."""
+
+
 class RunDirectoryError(SparlingError):
     """A run directory exists already, is incomplete, or cannot be resumed."""
 

@@ -5,6 +5,8 @@ A crash or kill therefore never leaves a half-written output that a re-run would
 
 from __future__ import annotations
 
+import codecs
+import errno
 import glob
 import gzip
 import json
@@ -12,12 +14,13 @@ import os
 import re
 import socket
 import tempfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import InputError
+from .errors import InputError, OutputError, SparlingError
 
 
 def require_file(path: Path | str, what: str) -> Path:
@@ -42,10 +45,77 @@ def is_gzip(path: Path) -> bool:
 
 
 def open_text(path: Path, errors: str | None = None) -> IO[str]:
-    """``path`` opened as text, gunzipped when it is gzip or bgzip (whatever its name)."""
+    """``path`` opened as UTF-8 text, gunzipped when it is gzip or bgzip (whatever its name).
+    A UTF-8 byte-order mark at the start (what some editors save as "UTF-8") is dropped, so
+    a file with one reads as the same file without it."""
     if is_gzip(path):
-        return gzip.open(path, "rt", errors=errors)
-    return open(path, errors=errors)
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors=errors)
+    return open(path, encoding="utf-8-sig", errors=errors)
+
+
+#: What reading a text file through :func:`open_text` may raise: the file's own errors, a gzip
+#: cut short or corrupted (EOFError, zlib.error; a bad CRC is an OSError), bytes that are not
+#: UTF-8. A reader turns them into its one-line "cannot read" error.
+READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError)
+
+
+def starts_with_bom(path: Path) -> bool:
+    """Whether ``path``'s text (gunzipped when it is gzip or bgzip) starts with a UTF-8
+    byte-order mark."""
+    with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+        return handle.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8
+
+
+#: The errors that say a path may not be written (or read) by this user, whatever the code.
+_DENIED = {errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+           errno.EROFS: "read-only file system"}  # fmt: skip
+
+
+def check_writable(path: Path | str) -> None:
+    """An ``OutputError`` naming the folder that would have to be written to make ``path``
+    (``path`` itself if it is a folder, else its nearest existing parent) when this user
+    cannot write there: checked before any work, the same line a write would end with."""
+    folder = _nearest_folder(Path(path))
+    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+        read_only = os.statvfs(folder).f_flag & os.ST_RDONLY
+        raise _cannot_write(folder, _DENIED[errno.EROFS if read_only else errno.EACCES])
+
+
+def denied_error(exc: OSError) -> SparlingError | None:
+    """The one-line error of an ``OSError`` that says a path may not be touched (EACCES,
+    EPERM, EROFS): an ``OutputError`` naming the folder that cannot be written (the nearest
+    existing folder of the path being made) or the file, an ``InputError`` naming a file or
+    folder that cannot be read; None for any other error, or one without a path."""
+    if exc.errno not in _DENIED or not exc.filename:
+        return None
+    path, why = Path(os.fsdecode(exc.filename)), _DENIED[exc.errno]
+    if os.path.exists(path) and not os.access(path, os.R_OK):
+        kind = "folder" if os.path.isdir(path) else "file"
+        return InputError(f"{_shown(path)}: cannot read this {kind} ({why})")
+    if os.path.isfile(path):
+        return OutputError(f"{_shown(path)}: cannot write this file ({why})")
+    return _cannot_write(_nearest_folder(path) or path, why)
+
+
+def _nearest_folder(path: Path) -> Path | None:
+    # os.path.isdir, not Path.is_dir: False (not an error) under a folder that cannot be read
+    return next((p for p in (path, *path.parents) if os.path.isdir(p)), None)
+
+
+def _cannot_write(folder: Path, why: str) -> OutputError:
+    return OutputError(f"{_shown(folder)}: cannot write in this folder ({why}); write the "
+                       "output elsewhere or make the folder writable")  # fmt: skip
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working folder where it lies under it (as a user types it),
+    else as it is."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the working folder was removed
+        return str(path)
+    inside = path.is_absolute() and path.is_relative_to(here)
+    return str(path.relative_to(here)) if inside else str(path)
 
 
 @contextmanager

@@ -8,9 +8,11 @@ must see. ``tests/test_bad_inputs.py`` runs every case; ``python -m tests.bad_in
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -92,6 +94,9 @@ class Case:
     # splicing run on the tiny reference, for the variants cases).
     needs_run: bool | str = False
     env: dict[str, str] = field(default_factory=dict)  # environment during the command
+    # Folders made read-only before the command, which then runs in a subprocess as a user
+    # the permissions bind (root's override dropped): ``run_read_only``.
+    read_only: tuple[str, ...] = ()
 
 
 def _dataset(*extra: str) -> list[str]:
@@ -673,6 +678,196 @@ CASES: list[Case] = [
 ]  # fmt: skip
 
 
+# --- issue 75, items 5-6: byte-order marks, read-only outputs, scan job plans ----------------
+# A block of its own (cases of other issues are added beside it); its cases join the groups
+# above in docs/bad-inputs.md. A byte-order mark gives what the file without it gives (the
+# split line below is the clean files' own); an output in a folder that cannot be written is
+# one line naming the folder, checked before any work where the folder is --out's and where
+# the write fails otherwise (the CLI maps EACCES, EPERM and EROFS to exit 2).
+
+BOM = codecs.BOM_UTF8
+_GFF_SPLIT = "train 2 sequences (5 windows, 6 sites)"  # the split line of GOOD, without a BOM
+_DENIED = "cannot write in this folder (permission denied); write the output elsewhere"
+
+
+def _train(*extra: str) -> list[str]:
+    return ["train", "--task", "planted", "--preset", "tiny", *extra]
+
+
+def _folder(name: str) -> Callable[[Path], None]:
+    """A case file entry that makes the empty folder ``name``."""
+    return lambda folder: (folder / name).mkdir(parents=True, exist_ok=True)
+
+
+CASES += [
+    Case("fasta-bom", "FASTA", "a FASTA that starts with a UTF-8 byte-order mark",
+         {"genome.fa": BOM + fasta(), "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=[_GFF_SPLIT, "wrote out.h5"]),
+    Case("fasta-bom-gzip", "FASTA", "the same, gzip-compressed",
+         {"genome.fa.gz": gzip.compress(BOM + fasta()), "genes.gff3": gff()},
+         _dataset("--fasta", "genome.fa.gz", "--gff", "genes.gff3"), exit=0,
+         expect=[_GFF_SPLIT, "wrote out.h5"]),
+    Case("gff-bom", "GFF/GTF", "a GFF3 that starts with a UTF-8 byte-order mark",
+         {"genome.fa": fasta(), "genes.gff3": BOM + gff()},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3"), exit=0,
+         expect=[_GFF_SPLIT, "wrote out.h5"]),
+    Case("gtf-bom", "GFF/GTF", "a gzip GTF that starts with a byte-order mark",
+         {"genome.fa": fasta(), "genes.gtf.gz": gzip.compress(BOM + GTF)},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gtf.gz"), exit=0,
+         expect=["train 1 sequence (3 windows, 4 sites)", "wrote out.h5"]),
+    Case("bed-bom", "BED", "a BED that starts with a UTF-8 byte-order mark",
+         {"genome.fa": fasta(), "sites.bed": BOM + BED},
+         _dataset("--fasta", "genome.fa", "--bed", "sites.bed"), exit=0,
+         expect=["train 2 sequences (5 windows, 3 sites)", "wrote out.h5"]),
+    Case("names-aliases-bom", "chromosome names", "an alias file with a byte-order mark",
+         {"genome.fa": fasta(), "genes.gff3": gff(rename={"chr1": "1", "chr2": "2"}),
+          "aliases.txt": BOM + b"1\tchr1\n2\tchr2\n"},
+         _dataset("--fasta", "genome.fa", "--gff", "genes.gff3", "--chrom-aliases",
+                  "aliases.txt"), exit=0, expect=[_GFF_SPLIT, "wrote out.h5"]),
+    Case("vcf-bom", "variants (VCF)", "a VCF that starts with a UTF-8 byte-order mark",
+         {"calls.vcf": BOM + vcf(snv(1000), snv(2000))}, _VARIANTS, exit=0,
+         expect=["scored 2 of 2 alleles (2 records)"], needs_run="sites"),
+    Case("vcf-bom-gzip", "variants (VCF)", "the same, gzip-compressed",
+         {"calls.vcf.gz": gzip.compress(BOM + vcf(snv(1000), snv(2000)))},
+         [*_VARIANTS[:4], "calls.vcf.gz", *_VARIANTS[5:]], exit=0,
+         expect=["scored 2 of 2 alleles (2 records)"], needs_run="sites"),
+    Case("config-bom", "config", "a YAML config with a byte-order mark (read past it)",
+         {"my.yaml": BOM + b"train:\n  max_sample: 10\n"},
+         _train("--config", "my.yaml", "--out", "run"),
+         expect=["unknown config key 'train.max_sample'; did you mean 'train.max_samples'?"]),
+    Case("config-not-text", "config", "a config file holding bytes that are not text",
+         {"my.yaml": b"train:\n  lr: \xff\xfe\n"}, _train("--config", "my.yaml", "--out", "run"),
+         expect=["my.yaml: is not valid YAML"]),
+    Case("config-set-not-yaml", "config", "a --set value that is not YAML (an unclosed list)",
+         {}, _train("--set", "model.head_dilations=[1,2", "--out", "run"),
+         expect=["--set 'model.head_dilations=[1,2': the value is not valid YAML"]),
+    # One case a verb that writes, its --out in a read-only folder (checked before any work);
+    # then the run folder itself read-only (report's default output: refused where the write
+    # fails) and an existing --out folder.
+    Case("read-only-dataset", "output folders that cannot be written",
+         "dataset's --out in a read-only folder",
+         {**GOOD, "ro": _folder("ro")},
+         ["dataset", "--fasta", "genome.fa", "--gff", "genes.gff3", "--out", "ro/out.h5"],
+         expect=[f"ro: {_DENIED}"], read_only=("ro",)),
+    Case("read-only-train", "output folders that cannot be written",
+         "train's --out in a read-only folder", {"ro": _folder("ro")},
+         _train("--out", "ro/run"),
+         expect=[f"ro: {_DENIED}"], read_only=("ro",)),
+    Case("read-only-evaluate", "output folders that cannot be written",
+         "evaluate's --out in a read-only folder", {"ro": _folder("ro")},
+         ["evaluate", "--model", "run", "--out", "ro/scores.json"],
+         expect=[f"ro: {_DENIED}"], needs_run=True, read_only=("ro",)),
+    Case("read-only-export", "output folders that cannot be written",
+         "export's --out in a read-only folder", {"ro": _folder("ro")},
+         ["export", "--model", "run", "--out", "ro/motifs"],
+         expect=[f"ro: {_DENIED}"], needs_run=True, read_only=("ro",)),
+    Case("read-only-scan", "output folders that cannot be written",
+         "scan's --out in a read-only folder", {"genome.fa": fasta(), "ro": _folder("ro")},
+         ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "ro/tracks"],
+         expect=[f"ro: {_DENIED}"], needs_run=True, read_only=("ro",)),
+    Case("read-only-variants", "output folders that cannot be written",
+         "variants' --out in a read-only folder",
+         {"calls.vcf": vcf(snv(1000)), "ro": _folder("ro")},
+         [*_VARIANTS[:-1], "ro/effects"],
+         expect=[f"ro: {_DENIED}"], needs_run="sites", read_only=("ro",)),
+    Case("read-only-report", "output folders that cannot be written",
+         "report's --out in a read-only folder", {"ro": _folder("ro")},
+         ["report", "--model", "run", "--out", "ro/report.html"],
+         expect=[f"ro: {_DENIED}"], needs_run=True, read_only=("ro",)),
+    Case("read-only-run", "output folders that cannot be written",
+         "a read-only run folder, report written into it (its default)", {},
+         ["report", "--model", "run"],
+         expect=[f"run: {_DENIED}"], needs_run=True, read_only=("run",)),
+    Case("read-only-out-folder", "output folders that cannot be written",
+         "an existing read-only folder as scan's --out", {"genome.fa": fasta(),
+                                                          "tracks": _folder("tracks")},
+         ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks"],
+         expect=[f"tracks: {_DENIED}"], needs_run=True, read_only=("tracks",)),
+    # A scan scattered over more jobs than a cluster queues (the pipeline's scan_job_bases and
+    # scan_jobs, checked when it plans: tests/pipelines/test_workflow.py).
+    Case("scan-part-too-many", "trained runs", "a scan scattered over more than 10,000 jobs",
+         {"genome.fa": fasta()},
+         ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks", "--part",
+          "3/20000"],
+         expect=["--part 3/20000 would make 20,000 scan jobs for the 9,000 bases of genome.fa, "
+                 "more than the 10,000 a cluster queues by default"], needs_run=True),
+]  # fmt: skip
+
+
+#: Classes of bad input checked by tests that generate or break inputs (not one case each).
+CLASS_TESTS = [
+    ("FASTA, GFF3/GTF, BED, VCF and alias files broken at random: a byte-order mark, CRLF "
+     "line ends, gzip (each read as the clean file), cut short, bytes that are not text, "
+     "columns swapped, a gzip cut or with a byte flipped, empty: a typed one-line error naming "
+     "the file, or a reading", "tests/genome/test_corrupted_inputs.py"),
+    ("a feature's or interval's start and end swapped: refused, naming the line",
+     "tests/genome/test_corrupted_inputs.py::test_a_feature_with_start_and_end_swapped_is_refused"),
+    ("YAML config files broken the same ways: the clean file's config, or one typed line",
+     "tests/test_corrupted_configs.py"),
+    ("--set overrides of any text: a typed one-line error, or the value merged",
+     "tests/test_corrupted_configs.py::test_any_set_override_is_merged_or_one_line"),
+    ("every verb that writes, its output folder read-only: exit 2, one line naming the folder, "
+     "nothing written", "tests/test_bad_inputs.py (the read-only-* cases above)"),
+    ("a scan_job_bases or scan_jobs that plans more jobs than the genome has chunks: refused "
+     "before any job with the number of jobs",
+     "tests/pipelines/test_workflow.py::test_bad_config_stops_before_any_job"),
+    ("the tiny pipeline's jobs killed (SIGKILL) at random points: the rerun's outputs are an "
+     "uninterrupted run's, no finished file lost",
+     "tests/pipelines/test_workflow.py::test_jobs_killed_at_random_points_rerun_to_the_same_outputs"),
+]  # fmt: skip
+
+
+def _drop_root_override() -> None:
+    """In a child about to run as root: drop the capabilities that let root write where the
+    permissions say no (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER) from its bounding
+    set, so the exec'd program holds them no more (Linux ``prctl(PR_CAPBSET_DROP)``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2, 3):
+        if libc.prctl(24, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+#: The child's first act: check that each read-only folder really refuses a new file (exit
+#: 97 when one does not), then run the command line.
+_PROBE_THEN_RUN = """import os, sys
+count = int(sys.argv[1])
+for folder in sys.argv[2 : 2 + count]:
+    try:
+        os.close(os.open(os.path.join(folder, ".probe"), os.O_CREAT | os.O_WRONLY))
+    except PermissionError:
+        continue
+    os.unlink(os.path.join(folder, ".probe"))
+    sys.exit(97)
+sys.argv = ["sparling-genomics", *sys.argv[2 + count :]]
+from sparling_genomics.cli.main import main
+main()
+"""
+
+
+def run_read_only(case: Case, folder: Path) -> tuple[int, str, str]:
+    """Run ``case``'s command in ``folder`` with its ``read_only`` folders made read-only (mode
+    0555), in a subprocess; as root, without root's override of permissions (tests run as root
+    in CI). A folder the child could still write is an error: the case would prove nothing."""
+    for name in case.read_only:
+        (folder / name).chmod(0o555)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", _PROBE_THEN_RUN, str(len(case.read_only)), *case.read_only,
+             *case.args], cwd=folder, capture_output=True, text=True, timeout=300,
+            env={**os.environ, **case.env, "OMP_NUM_THREADS": "1"},
+            preexec_fn=_drop_root_override if os.geteuid() == 0 else None)  # fmt: skip
+    finally:
+        for name in case.read_only:
+            (folder / name).chmod(0o755)
+    if result.returncode == 97:
+        raise RuntimeError(f"{case.id}: {case.read_only} could still be written by the command's "
+                           "user: the read-only case cannot be run here")  # fmt: skip
+    return result.returncode, result.stdout, result.stderr
+
+
 @contextmanager
 def _inside(folder: Path):
     before = Path.cwd()
@@ -689,6 +884,7 @@ class Outcome:
     stdout: str
     stderr: str
     files_after: list[str]
+    files_gone: list[str] = field(default_factory=list)
 
 
 def run_case(case: Case, folder: Path, run: Path | None = None,
@@ -712,10 +908,15 @@ def run_case(case: Case, folder: Path, run: Path | None = None,
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_bytes(content)
     before = _listing(folder)
-    with _inside(folder):
-        result = CliRunner().invoke(main, case.args, catch_exceptions=False, env=case.env)
-    after = sorted(set(_listing(folder)) - set(before))
-    return Outcome(result.exit_code, result.stdout, result.stderr, after)
+    if case.read_only:
+        code, stdout, stderr = run_read_only(case, folder)
+    else:
+        with _inside(folder):
+            result = CliRunner().invoke(main, case.args, catch_exceptions=False, env=case.env)
+        code, stdout, stderr = result.exit_code, result.stdout, result.stderr
+    after = _listing(folder)
+    return Outcome(code, stdout, stderr, sorted(set(after) - set(before)),
+                   sorted(set(before) - set(after)))
 
 
 def _listing(folder: Path) -> list[str]:
@@ -770,7 +971,20 @@ def markdown(rows: list[tuple[Case, Outcome]]) -> str:
         )  # fmt: skip
         for group, lines in groups.items()
     ]
-    return "\n".join(head) + "\n" + "\n\n".join(blocks) + "\n"
+    return "\n".join(head) + "\n" + "\n\n".join([*blocks, _class_tests()]) + "\n"
+
+
+def _class_tests() -> str:
+    """The table of :data:`CLASS_TESTS`; a test named there that does not exist is an error,
+    so the page cannot list a check nobody runs."""
+    rows = []
+    for what, test in CLASS_TESTS:
+        path, _, name = (REPO / test.split(" ")[0]).as_posix().partition("::")
+        if not Path(path).is_file() or (name and f"def {name}(" not in Path(path).read_text()):
+            raise ValueError(f"CLASS_TESTS names {test!r}, which does not exist")
+        rows.append(f"| {_cell(what)} | `{test}` |")
+    return "\n".join(["## Classes of bad input, and the test that looks for each", "",
+                      "| class | test |", "|---|---|", *rows])  # fmt: skip
 
 
 def tiny_run(folder: Path) -> Path:

@@ -34,6 +34,7 @@ def test_case(case, outcomes):
         # and pyfaidx make it; not made for a FASTA that was refused).
         written = [f for f in outcome.files_after if not f.endswith(".fa.fai")]
         assert written == [], outcome.files_after
+        assert outcome.files_gone == [], outcome.files_gone  # and nothing the user had removed
     for words in case.expect:
         assert words in text, (words, text)
     assert "PWNED" not in outcome.files_after

@@ -1,5 +1,7 @@
 """Atomic writes: a failed or killed writer never leaves a file a re-run would trust."""
 
+import errno
+import gzip
 import json
 import math
 import os
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sparling_genomics import io
-from sparling_genomics.errors import InputError
+from sparling_genomics.errors import InputError, OutputError
 
 
 def test_failed_write_leaves_nothing(tmp_path):
@@ -119,3 +121,48 @@ def test_json_text_puts_arrays_of_numbers_on_one_line_and_loads_back_equal():
     back = json.loads(text)
     assert back["pwm"] == data["pwm"] and back["n"] == data["n"] and back["s"] == data["s"]
     assert math.isnan(back["nan"][0])
+
+
+@pytest.mark.parametrize("code, why", [(errno.EACCES, "permission denied"),
+                                       (errno.EPERM, "operation not permitted"),
+                                       (errno.EROFS, "read-only file system")])  # fmt: skip
+def test_a_denied_write_names_the_nearest_folder_that_exists(tmp_path, monkeypatch, code, why):
+    """EACCES, EPERM or EROFS on a path being made (a temp file, a folder two levels down)
+    is an OutputError naming the folder that would have to be written, relative to the
+    working folder where it lies under it; on an existing file, the file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ro").mkdir()
+    for made in (tmp_path / "ro" / ".out.h5.tmp-host-1-x.h5", "ro/tracks/parts"):
+        error = io.denied_error(OSError(code, os.strerror(code), str(made)))
+        assert isinstance(error, OutputError)
+        assert str(error) == (f"ro: cannot write in this folder ({why}); write the output "
+                              "elsewhere or make the folder writable")
+    (tmp_path / "ro" / "old.json").write_text("{}")
+    error = io.denied_error(OSError(code, os.strerror(code), "ro/old.json"))
+    assert str(error) == f"ro/old.json: cannot write this file ({why})"
+
+
+def test_other_os_errors_and_ones_without_a_path_are_not_the_users(tmp_path):
+    assert io.denied_error(OSError(errno.ENOSPC, "No space left", str(tmp_path / "x"))) is None
+    assert io.denied_error(PermissionError(errno.EPERM, "Operation not permitted")) is None
+
+
+def test_check_writable_names_the_folder_this_user_cannot_write(tmp_path, monkeypatch):
+    """Checked on the nearest existing folder (os.access: root's override and a read-only
+    file system included); a folder that can be written passes."""
+    (tmp_path / "ro").mkdir()
+    io.check_writable(tmp_path / "ro" / "new" / "x.json")
+    denied = {str(tmp_path / "ro")}
+    monkeypatch.setattr(io.os, "access", lambda path, mode: str(path) not in denied)
+    with pytest.raises(OutputError, match=r"ro: cannot write in this folder \(permission denied"):
+        io.check_writable(tmp_path / "ro" / "new" / "x.json")
+    io.check_writable(tmp_path / "elsewhere.json")
+
+
+def test_open_text_drops_a_byte_order_mark_plain_or_gzipped(tmp_path):
+    for name, data in (("a.txt", b"\xef\xbb\xbfchr1\t1\n"),
+                       ("a.txt.gz", gzip.compress(b"\xef\xbb\xbfchr1\t1\n"))):  # fmt: skip
+        (tmp_path / name).write_bytes(data)
+        with io.open_text(tmp_path / name) as handle:
+            assert handle.read() == "chr1\t1\n"
+        assert io.starts_with_bom(tmp_path / name)

@@ -122,12 +122,21 @@ def genome_fasta(genome):
 
 def scan_job_count(genome, jobs, job_bases, where):
     """Jobs a genome's scan is scattered over: `scan_jobs`, or with `scan_job_bases` one job
-    per that many bases of the genome, rounded up (its FASTA's lengths, read at planning)."""
-    if job_bases is None:
-        return jobs
-    if jobs != 1:
+    per that many bases of the genome, rounded up (its FASTA's lengths, read at planning);
+    a plan of jobs smaller than the scan's chunk, of empty jobs or of too many is refused with
+    the number it would make (`export.scan_plan`)."""
+    from sparling_genomics.errors import ConfigError
+    from sparling_genomics.export.scan_plan import scan_jobs
+
+    if job_bases is None and jobs == 1:
+        return 1
+    if job_bases is not None and jobs != 1:
         raise WorkflowError(f"config: {where}: give scan_jobs or scan_job_bases, not both")
-    return max(1, -(-genome_bases(genome) // job_bases))
+    try:
+        return scan_jobs(genome_bases(genome), jobs=None if job_bases else jobs,
+                         job_bases=job_bases, genome=genome)  # fmt: skip
+    except ConfigError as exc:
+        raise WorkflowError(f"config: {where}: {exc}") from None
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,7 +1,8 @@
 """Command line: ``sparling-genomics VERB ...``. Thin: parse, then call library functions.
 
-Errors the user can fix (``SparlingError``, and click's usage errors: a missing option, a
-value out of range) print one ``error: ...`` line and exit 2;
+Errors the user can fix (``SparlingError``; click's usage errors: a missing option, a
+value out of range; and a path this user may not write or read -- EACCES, EPERM, EROFS --
+named by its folder, ``io.denied_error``) print one ``error: ...`` line and exit 2;
 anything else prints a short message and exits 1 (the traceback only with ``--debug``,
 accepted before or after the verb, as ``--quiet`` and ``--verbose`` are). A misspelt verb
 gets the nearest verbs. Heavy imports (torch) happen inside the verbs, after parsing.
@@ -21,6 +22,7 @@ import threading
 import click
 
 from ..errors import ConfigError, SparlingError
+from ..io import denied_error
 from .audio import audio_check, audio_corpus
 from .concepts import concepts
 from .data import dataset
@@ -83,6 +85,10 @@ class VerbGroup(click.Group):
             click.echo("interrupted", err=True)
             ctx.exit(130)
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+            denied = denied_error(exc) if isinstance(exc, OSError) else None
+            if denied is not None:  # a read-only folder: the user's to fix, wherever it was hit
+                click.echo(f"error: {denied}", err=True)
+                ctx.exit(2)
             if ctx.meta.get(DEBUG_KEY):
                 raise
             click.echo(

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from ..export.scan_plan import SCAN_CHUNK
 from .options import (
     device_option,
     model_option,
@@ -116,7 +117,7 @@ def _parse_part(ctx, param, value: str | None) -> tuple[int, int] | None:
 @click.option("--reference", help="Named reference to scan instead of --fasta.")
 @click.option("--out", required=True, type=OUT_FOLDER, help="Output folder.")
 @motifs_option
-@click.option("--chunk", default=50_000, show_default=True, type=click.IntRange(min=1),
+@click.option("--chunk", default=SCAN_CHUNK, show_default=True, type=click.IntRange(min=1),
               help="Bases per chunk.")  # fmt: skip
 @click.option("--no-bigwig", is_flag=True, help="Skip the per-motif activation bigWigs.")
 @click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",

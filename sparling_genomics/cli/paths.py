@@ -1,8 +1,9 @@
 """``--out`` paths of the verbs: a folder or a file, checked when the command line is parsed.
 
 A path of the other kind (an existing file where a folder is written, a folder where a file
-is), or a path under an existing file, is a one-line error (exit 2) before any work, instead
-of an ``os`` error once the results are written.
+is), a path under an existing file, or one in a folder this user cannot write (read-only, or
+on a read-only file system) is a one-line error (exit 2) before any work, instead of an
+``os`` error once the results are written.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from ..io import check_writable
 
 
 def check_output_path(path: Path, *, folder: bool) -> Path:
     """``path`` when it can be written as a folder (``folder``) or a file; an InputError
-    naming it otherwise."""
+    naming it otherwise, an OutputError naming the folder this user cannot write."""
     path = Path(path)
     if folder and path.exists() and not path.is_dir():
         raise InputError(f"{path}: exists and is not a folder; --out names the output folder")
@@ -27,6 +29,7 @@ def check_output_path(path: Path, *, folder: bool) -> Path:
             if not parent.is_dir():
                 raise InputError(f"{path}: {parent} is a file, not a folder")
             break
+    check_writable(path if folder else path.parent)
     return path
 
 

@@ -74,6 +74,7 @@ def train(
 ) -> None:
     """Train a Sparling model; writes the run directory OUT."""
     from ..errors import ConfigError
+    from ..io import check_writable
     from ..train.progress import summary_line
     from ..train.retry import train_or_resume
     from ..train.run_config import resolve_config
@@ -81,6 +82,7 @@ def train(
 
     if resume and resume_if_same:
         raise ConfigError("give --resume or --resume-if-same, not both")
+    check_writable(out)  # a read-only folder: one line before any work, as for the other verbs
     if resume:
         if task or config_files or sets or seed is not None:
             raise ConfigError("--resume continues OUT with its saved config; drop other options")

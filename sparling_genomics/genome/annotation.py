@@ -29,7 +29,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..errors import InputError
-from ..io import open_text, require_file
+from ..io import READ_ERRORS, open_text, require_file
 from .chromosomes import SequenceNames
 
 CODING_TYPES = {"mRNA"}
@@ -138,7 +138,7 @@ def read_annotation(
     names = SequenceNames.of(lengths) if lengths is not None else None
     try:
         gtf = annotation_format(path) == "gtf"
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise InputError(f"{path}: cannot read annotation ({exc})"[:300]) from None
     genes_biotype: dict[str, str | None] = {}
     transcripts: dict[str, Transcript] = {}
@@ -224,7 +224,7 @@ def read_annotation(
                         parts.append((kind, p, start, end, number))
                 else:
                     skipped[kind] += 1
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise InputError(f"{path}: cannot read annotation ({exc})"[:300]) from None
     if n_features == 0:
         raise InputError(f"{path}: annotation holds no features")

@@ -20,21 +20,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import open_text, require_file
+from ..io import READ_ERRORS, open_text, require_file
 
 _CHROMOSOME_IN_HEADER = re.compile(r"\b(?:chromosome|chr)\s*([A-Za-z0-9]+)", re.IGNORECASE)
 _PREFIX = re.compile(r"^(?:chromosome|chrom|chr)[_ ]?", re.IGNORECASE)
 
 
 def read_aliases(path: Path, fasta_names) -> dict[str, str]:
-    """Alias -> FASTA name, from a file of whitespace-separated names per line."""
+    """Alias -> FASTA name, from a file of whitespace-separated names per line (gzip and a
+    byte-order mark allowed, as in every text input)."""
     path = Path(path)
     require_file(path, "chromosome alias file")
     fasta_names = set(fasta_names)
     out: dict[str, str] = {}
     try:
-        lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        with open_text(path) as handle:
+            lines = handle.read().splitlines()
+    except READ_ERRORS as exc:
         raise InputError(f"{path}: cannot read alias file ({exc})"[:300]) from None
     for number, line in enumerate(lines, start=1):
         names = line.split()

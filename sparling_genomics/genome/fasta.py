@@ -8,6 +8,11 @@ index plain gzip, and its BGZF reader fails with Biopython 1.88: "within_block_o
 cannot be written -- is decoded into memory once by :func:`read_fasta_codes` (one byte per
 base), which also names the line of a duplicate or empty record name.
 
+A FASTA that starts with a UTF-8 byte-order mark (what some editors save as "UTF-8") is read
+whole the same way, the mark dropped: pyfaidx would take it for part of the first line, and an
+index's byte offsets would count it. Strip it (``sed -i '1s/^\xEF\xBB\xBF//' genome.fa``)
+to have a large genome read by window again.
+
 Accepted as documented in ``docs/bad-inputs.md``: Windows line endings, soft-masked
 (lower-case) bases (upper-cased), IUPAC ambiguity codes and N runs (code 4: all-zero one-hot),
 whitespace inside sequence lines. A file whose first letters are mostly not nucleotide codes
@@ -18,6 +23,7 @@ whole (a human genome), so the window that reads the byte names its position.
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import warnings
 import zlib
@@ -51,7 +57,7 @@ def _read_fasta_records(path: Path) -> tuple[dict[str, str], dict[str, np.ndarra
             data = path.read_bytes()
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(f"{path}: cannot read FASTA ({exc})"[:300]) from None
-    stripped = data.lstrip()
+    stripped = data.removeprefix(codecs.BOM_UTF8).lstrip()
     if not stripped:
         raise InputError(f"{path}: FASTA holds no sequences (empty file)")
     if not stripped.startswith(b">"):
@@ -206,7 +212,9 @@ def fasta_bases(path: Path) -> int:
             return sum(Genome(path).lengths.values())
         total = 0
         with gzip.open(path, "rb") as handle:
-            for line in handle:
+            for number, line in enumerate(handle):
+                if number == 0:
+                    line = line.removeprefix(codecs.BOM_UTF8)
                 if not line.startswith(b">"):
                     total += len(line) - sum(line.count(c) for c in b" \t\r\n")
         return total

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import open_text, require_file
+from ..io import READ_ERRORS, open_text, require_file
 from .annotation import Transcript, is_score
 from .chromosomes import SequenceNames
 from .sequence import decode, reverse_complement_codes
@@ -125,7 +125,7 @@ def read_bed(path: Path, lengths: SequenceNames | dict[str, int]) -> list[BedRec
                 record = _bed_record(path, number, raw, names, first=not records)
                 if record is not None:
                     records.append(record)
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+    except READ_ERRORS as exc:
         raise InputError(f"{path}: cannot read BED ({exc})"[:300]) from None
     if not records:
         raise InputError(f"{path}: BED file holds no records")

@@ -9,12 +9,20 @@ sequence the FASTA lacks (unless ``skip_unknown``), a REF that does not match th
 ``skip_ref_mismatch``), and a VCF without records. Counted and skipped: ALT ``.`` (no
 alternative), symbolic and breakend alleles (``<DEL>``, ``*``, ``G]chr2:5]``) and alleles
 longer than :data:`MAX_ALLELE` bases.
+
+A VCF (plain or gzip) that starts with a UTF-8 byte-order mark is read as the same file without
+it: htslib cannot skip the mark, so it reads the text through a pipe that leaves it out.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
+import os
 import re
+import shutil
+import threading
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import open_text, require_file
+from ..io import READ_ERRORS, is_gzip, open_text, require_file, starts_with_bom
 from .chromosomes import SequenceNames
 from .sequence import N_CODE, decode, encode
 
@@ -70,7 +78,7 @@ def _header_lines(path: Path) -> int:
                 if not line.startswith("#"):
                     break
                 n += 1
-    except (OSError, EOFError):
+    except READ_ERRORS:
         return 0
     return n
 
@@ -116,15 +124,29 @@ class VcfReader:
             raise InputError(f"{self.path}: empty file, not a VCF")
         pysam.set_verbosity(0)  # htslib's warnings; what matters is checked here
         self._handle = None
+        self._feed: _BomFreePipe | None = None
         try:
-            try:
-                self._vcf = pysam.VariantFile(str(self.path))
-            except NotImplementedError:  # plain gzip, not bgzip: htslib cannot seek in it
-                self._handle = gzip.open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            if starts_with_bom(self.path):  # htslib cannot skip it: a pipe without it
+                self._feed = _BomFreePipe(self.path)
+                self._handle = self._feed.reader
                 self._vcf = pysam.VariantFile(self._handle)
-        except (ValueError, OSError, EOFError) as exc:
-            raise InputError(f"{self.path}: not a VCF file ({exc})"[:300]) from None
-        self.header_text = str(self._vcf.header)
+            else:
+                try:
+                    self._vcf = pysam.VariantFile(str(self.path))
+                except NotImplementedError:  # plain gzip, not bgzip: htslib cannot seek in it
+                    self._handle = gzip.open(self.path, "rb")  # noqa: SIM115 - closed by close()
+                    self._vcf = pysam.VariantFile(self._handle)
+        except (ValueError, OSError, EOFError, zlib.error) as exc:
+            reason = exc
+            if self._feed is not None:  # htslib names the pipe, not the file: say what failed
+                self._feed.reader.close()
+                self._feed.check()
+                reason = "htslib cannot read its header"
+            raise InputError(f"{self.path}: not a VCF file ({reason})"[:300]) from None
+        try:
+            self.header_text = str(self._vcf.header)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.path}: the header is not UTF-8 text ({exc})"[:300]) from None
         self._first_line = _header_lines(self.path) + 1
         self.names = names
         self.fetch = fetch
@@ -152,9 +174,20 @@ class VcfReader:
                     f"(htslib: {exc})"[:300]
                 ) from None
             line += 1
-            where = f"{rec.chrom}:{rec.pos}"
-            _check_text_fields(f"{self.path}:{line}", next(raw, ""))
-            yield self._record(rec, line)
+            at = f"{self.path}:{line}"
+            try:
+                text = next(raw, "")
+            except READ_ERRORS as exc:
+                raise InputError(f"{at}: cannot read the record ({exc})"[:300]) from None
+            _check_text_fields(at, text)
+            try:
+                record = self._record(rec, line)  # pysam decodes each field as UTF-8
+                where = f"{rec.chrom}:{rec.pos}"
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{at}: the record is not UTF-8 text ({exc})"[:300]) from None
+            yield record
+        if self._feed is not None:
+            self._feed.check()  # a pipe cut short by a broken gzip looks like a shorter VCF
         if not self.counts["records"]:
             raise InputError(f"{self.path}: the VCF holds no variant records")
 
@@ -207,3 +240,34 @@ class VcfReader:
         have = self.fetch(rec.seqid, rec.pos, rec.pos + len(rec.ref))
         known = want != N_CODE
         return bool(np.array_equal(want[known], have[known]))
+
+
+class _BomFreePipe:
+    """``reader``: the read end of a pipe a thread fills with ``path``'s text (gunzipped) after
+    its byte-order mark, for htslib, which reads descriptors; ``check()`` raises the error that
+    stopped the thread early (a broken gzip), once htslib has read to the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.error: BaseException | None = None
+        read_end, write_end = os.pipe()
+        self.reader = os.fdopen(read_end, "rb")
+        self._thread = threading.Thread(target=self._fill, args=(write_end,), daemon=True)
+        self._thread.start()
+
+    def _fill(self, write_end: int) -> None:
+        try:
+            with os.fdopen(write_end, "wb") as sink, (
+                    gzip.open(self.path, "rb") if is_gzip(self.path) else open(self.path, "rb")
+            ) as source:  # fmt: skip
+                source.read(len(codecs.BOM_UTF8))
+                shutil.copyfileobj(source, sink)
+        except BrokenPipeError:
+            pass  # the reader was closed before the end (an error in an earlier record)
+        except (OSError, EOFError, zlib.error) as exc:
+            self.error = exc
+
+    def check(self) -> None:
+        self._thread.join()
+        if self.error is not None:
+            raise InputError(f"{self.path}: cannot read the VCF to its end ({self.error})"[:300])

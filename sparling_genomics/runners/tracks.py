@@ -34,6 +34,7 @@ from ..export.scan import (
     scan_genome,
     scan_pieces,
 )
+from ..export.scan_plan import SCAN_CHUNK, check_job_count
 from ..export.site_store import SiteStore
 from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tracks
 from ..genome.fasta import Genome
@@ -53,7 +54,7 @@ def scan_run_to_tracks(
     out,
     *,
     motifs_dir=None,
-    chunk: int = 50_000,
+    chunk: int = SCAN_CHUNK,
     device: str | None = None,
     dataset: Path | None = None,
     bigwig: bool = True,
@@ -73,6 +74,11 @@ def scan_run_to_tracks(
     _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
+    if part is not None or gather is not None:
+        parts, bases = part[1] if part is not None else gather, sum(genome.lengths.values())
+        asked = f"--part {part[0]}/{parts}" if part is not None else f"--gather {parts}"
+        check_job_count(parts, bases, f"{asked} would make {parts:,} scan jobs for the "
+                                      f"{bases:,} bases of {fasta}")  # fmt: skip
     rf = int(model.g.receptive_field)
     began = time.perf_counter()
     if part is not None:

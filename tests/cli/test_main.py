@@ -112,3 +112,25 @@ def test_a_run_that_is_not_one_is_named_as_such(tmp_path, make, message):
             " (a run is the --out of `train`)" if message == "no such run folder" else ""
         ), result.output
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_denied_write_anywhere_in_a_verb_is_one_line_exit_2(monkeypatch, tmp_path, debug):
+    """A PermissionError (or EPERM, EROFS) on a path, wherever a verb hits it, is the user's
+    to fix: one line naming the folder, exit 2 -- with --debug too (no traceback needed)."""
+    import errno
+
+    import sparling_genomics.genome.dataset as dataset
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "ro" / "x.h5"))
+
+    (tmp_path / "ro").mkdir()
+    monkeypatch.setattr(dataset, "build_dataset", denied)
+    args = [*(["--debug"] if debug else []), "dataset", "--reference", "tiny", "--out",
+            str(tmp_path / "out.h5")]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"error: {tmp_path / 'ro'}: cannot write in this folder (permission denied); "
+                     "write the output elsewhere or make the folder writable"]

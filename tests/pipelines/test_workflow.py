@@ -1,7 +1,10 @@
 """The Snakemake workflow, for real, on the tiny reference with tiny budgets."""
 
+import hashlib
 import json
 import os
+import random
+import re
 import shutil
 import signal
 import subprocess
@@ -336,6 +339,17 @@ def _bad(tmp_path, text):
         ("genomes: {tiny: {reference: tiny}}\n"
          "runs: {s: {genome: tiny, scan_jobs: 4, scan_job_bases: 1000}}\n",
          "config: runs.s: give scan_jobs or scan_job_bases, not both"),
+        # A plan of jobs the scan cannot use, refused with the number it would make: 50 meant
+        # as 50 Mb, more jobs than the 300 kb genome has 50 kb chunks (in apply: too).
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, scan_job_bases: 50}}\n",
+         "config: runs.s: scan_job_bases 50 would make 6,000 scan jobs for the 300,000 bases "
+         "of tiny, but a job scans whole chunks of 50,000 bases: give at least 50000"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny, scan_jobs: 100}}\n",
+         "config: runs.s: scan_jobs 100 would make 100 scan jobs for the 300,000 bases of "
+         "tiny, but at most 6 can have work"),
+        ("genomes: {tiny: {reference: tiny}}\nruns: {s: {genome: tiny}}\n"
+         "apply: {model: s, genomes: [tiny], scan_job_bases: 1000}\n",
+         "config: apply: scan_job_bases 1000 would make 300 scan jobs"),
     ],
 )  # fmt: skip
 def test_bad_config_stops_before_any_job(tmp_path, text, expected):
@@ -468,3 +482,150 @@ def test_moved_results_work_from_any_folder(finished, tmp_path):
             shutil.move(tmp_path / "elsewhere.h5", dataset)
     finally:
         shutil.move(moved, finished / "results")
+
+
+# --- chaos: jobs killed at random points -----------------------------------------------------
+
+#: The tiny job's verbs a kill may hit, in their order, and the timing file of each (report and
+#: compare have none).
+_TIMED = {"dataset": "dataset.tsv", "train": "splicing/seed0/train_sparling.tsv",
+          "export": "splicing/seed0/export.tsv", "scan": "splicing/seed0/scan.tsv"}  # fmt: skip
+_VOLATILE = re.compile(r"seconds|elapsed|date")  # wall clocks, which no two runs share
+
+
+def _job_pids(session: int, verb: str) -> list[int]:
+    """The processes of ``sparling-genomics VERB`` jobs in the workflow's session."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.getsid(int(entry.name)) == session:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if argv[1:4] == [b"-m", b"sparling_genomics.cli", verb.encode()]:
+                    pids.append(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    return pids
+
+
+def _kill_a_job(workdir: Path, config: Path, verb: str, after: float, rng) -> bool:
+    """Run the workflow until a ``verb`` job has run ``after`` seconds, then SIGKILL that job
+    (only it: the workflow sees a failed job, lets the others finish and stops). Whether a
+    job was killed."""
+    with open(workdir / "chaos.log", "a") as log:
+        proc = subprocess.Popen(
+            [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2",
+             "--configfile", str(config)], stdout=log, stderr=subprocess.STDOUT,
+            env=dict(os.environ, OMP_NUM_THREADS="1"), start_new_session=True)  # fmt: skip
+        seen, killed = None, False
+        while proc.poll() is None and not killed:
+            pids = _job_pids(proc.pid, verb)
+            seen = seen or (time.time() if pids else None)
+            if pids and time.time() - seen >= after:
+                try:
+                    os.kill(rng.choice(pids), signal.SIGKILL)
+                    killed = True
+                except ProcessLookupError:
+                    continue
+            time.sleep(0.05)
+        proc.wait(timeout=600)
+    return killed
+
+
+def _files(root: Path) -> dict[str, tuple[str, int]]:
+    """Each file under ``root``: its SHA-256 and modification time."""
+    return {str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest(),
+                                       p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+
+
+def _steady(value):
+    """A JSON value without its wall-clock figures."""
+    if isinstance(value, dict):
+        return {k: _steady(v) for k, v in value.items() if not _VOLATILE.search(k)}
+    return [_steady(v) for v in value] if isinstance(value, list) else value
+
+
+def _content(path: Path):
+    """What an output says, less the wall-clock figures two runs differ in: JSON without
+    them, an HDF5 file's arrays and attributes, a checkpoint's weights; None for the pages
+    and vector logos that carry a date (the PNG logos and the files the report shows are
+    compared)."""
+    import h5py
+    import torch
+
+    if path.suffix in (".html", ".svg"):
+        return None
+    if path.suffix == ".json":
+        return _steady(json.loads(path.read_text()))
+    if path.suffix == ".jsonl":
+        return [_steady(json.loads(line)) for line in path.read_text().splitlines()]
+    if path.suffix == ".pt":
+        return _tensors(torch.load(path, weights_only=True)["model"])
+    if path.suffix == ".h5":
+        out = {}
+        with h5py.File(path) as h5:
+            for key, value in h5.attrs.items():
+                text = value.decode() if isinstance(value, bytes) else str(value)
+                out[f"@{key}"] = _steady(json.loads(text)) if text.startswith("{") else text
+            h5.visititems(lambda name, item: out.setdefault(name, item[()].tolist())
+                          if isinstance(item, h5py.Dataset) else None)  # fmt: skip
+        return out
+    return path.read_bytes()
+
+
+def _tensors(value):
+    """A checkpoint's weights as bytes (nested as they are)."""
+    if isinstance(value, dict):
+        return {k: _tensors(v) for k, v in value.items()}
+    return value.numpy().tobytes() if hasattr(value, "numpy") else value
+
+
+def _declared_outputs(workdir: Path, config: Path) -> dict[str, str]:
+    """Every output the workflow declares (under results/), and the rule that makes it."""
+    result = snakemake(workdir, "--summary", "--configfile", config)
+    rows = [line.split("\t") for line in result.stdout.splitlines()[1:] if "\t" in line]
+    return {row[0].removeprefix("results/"): row[2] for row in rows}
+
+
+def test_jobs_killed_at_random_points_rerun_to_the_same_outputs(finished, tmp_path):
+    """The tiny job (without its baseline, for time) SIGKILLed at random points of its jobs'
+    runs (within 60% of the time each took in the uninterrupted run, ``finished``), three
+    times -- training always, two of dataset, export and scan; at least two of the three
+    kills land before the job ends -- the workflow run again after each:
+    once it finishes, its outputs are the uninterrupted run's (no file more, none less, the
+    same contents but for wall-clock figures), and no file of a job that had finished was
+    redone or lost (a finished training's run folder included). ``SPARLING_CHAOS_SEED``
+    picks other kill points."""
+    seed = int(os.environ.get("SPARLING_CHAOS_SEED", "0"))
+    rng = random.Random(seed)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY_CONFIG.read_text().replace("baseline: true", "baseline: false"))
+    targets = ["train", *rng.sample(["dataset", "export", "scan"], 2)]
+    targets.sort(key=list(_TIMED).index)
+    timings = finished[0] / "timings" / "tiny"
+    snapshots, killed = [], []
+    for verb in targets:
+        took = float((timings / _TIMED[verb]).read_text().splitlines()[1].split("\t")[0])
+        after = rng.uniform(0.05, 0.6) * took
+        if _kill_a_job(tmp_path, config, verb, after, rng):  # else it finished first
+            killed.append((verb, round(after, 1)))
+        snapshots.append(_files(tmp_path / "results"))
+    assert len(killed) >= 2, (seed, targets, killed)
+    result = snakemake(tmp_path, "--cores", "2", "--configfile", config)
+    assert result.returncode == 0, (seed, result.stdout[-3000:] + result.stderr[-3000:])
+    end = _files(tmp_path / "results")
+    declared = _declared_outputs(tmp_path, config)
+    for snapshot in snapshots:
+        runs = [Path(p).parent for p, rule in declared.items() if rule == "train" and p in snapshot]
+        for path, seen in snapshot.items():
+            in_run = Path(path).parent in {*runs, *(r / "checkpoints" for r in runs)}
+            if path in declared or in_run:
+                assert end.get(path) == seen, (seed, killed, path, "redone or lost")
+    own, ours = finished[0] / "results" / "tiny", tmp_path / "results" / "tiny"
+    expected = [p for p in _files(own) if "/baseline/" not in p]
+    assert sorted(_files(ours)) == sorted(expected), (seed, killed)
+    for path in expected:
+        mine, theirs = _content(ours / path), _content(own / path)
+        if path.endswith("seed0/metrics.json"):  # the job's: Sparling beside the baseline
+            mine, theirs = mine["sparling"], theirs["sparling"]
+        assert mine == theirs, (seed, killed, path)
