@@ -272,3 +272,12 @@ def test_scan_writes_browser_files_naming_its_own_tracks(planted_tiny):
     report = planted_tiny.report.read_text()
     for file in (browser["igv_session"], browser["igv_config"], browser["hub"]):
         assert f'href="tracks/{file}"' in report
+
+
+def test_export_and_scan_record_the_model_they_came_from(planted_tiny):
+    from sparling_genomics.train.provenance import run_fingerprint
+
+    fingerprint = run_fingerprint(planted_tiny.run)
+    assert json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())["model"] \
+        == fingerprint  # fmt: skip
+    assert json.loads((planted_tiny.tracks / "scan.json").read_text())["model"] == fingerprint
