@@ -123,7 +123,7 @@ class Genome:
         require_file(self.path, "FASTA file")
         self._codes: dict[str, np.ndarray] | None = None
         self._headers: dict[str, str] | None = None
-        self._faidx = None
+        self._indexed = None
         try:
             gzipped = is_gzip(self.path)
         except OSError as exc:
@@ -161,7 +161,7 @@ class Genome:
         records = read_fai(fai)
         if index_mismatch(self.path, records) is not None:
             return False  # pyfaidx's index of a file it misreads: read the file whole
-        self._faidx = IndexedFasta(self.path, records)
+        self._indexed = IndexedFasta(self.path, records)
         self.lengths = {r.name: r.length for r in records}
         return True
 
@@ -171,7 +171,7 @@ class Genome:
             self._headers = {}
             with open(self.path, "rb") as handle:
                 for name in self.lengths:
-                    offset = self._faidx.records[name].offset
+                    offset = self._indexed.records[name].offset
                     handle.seek(max(0, offset - 4096))
                     text = handle.read(offset - max(0, offset - 4096)).rstrip(b"\r\n")
                     line = text.rsplit(b"\n", 1)[-1]
@@ -190,7 +190,7 @@ class Genome:
             if self._codes is not None:
                 out[lo - start : hi - start] = self._codes[name][lo:hi]
             else:
-                raw = self._faidx.raw(name, lo, hi)
+                raw = self._indexed.raw(name, lo, hi)
                 codes = _CODE_OF[raw]  # one table pass: the codes, and any foreign byte
                 if (codes == _FOREIGN).any():  # an indexed FASTA is checked where it is read
                     at = int(np.argmax(codes == _FOREIGN))

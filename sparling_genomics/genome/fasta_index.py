@@ -10,8 +10,8 @@ and the bytes between one record's last base and the next header (or the end of 
 are line ends only -- which pins every record's length, the number of records and the file's
 size. A few bytes read per record; nothing of the sequences.
 
-Bases are read through the index from a memory map (whole lines reshaped, line ends dropped),
-about ten times faster than pyfaidx's slicing.
+Bases are read through the index from a memory map (whole lines viewed as rows, the line-end
+columns cut off), without pyfaidx's string slicing and upper-casing.
 """
 
 from __future__ import annotations

@@ -99,8 +99,9 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
     classes = list(task.classes)
     keys = delta_keys(classes)
     channels = int(model.channels) if model.sparse is not None else 0
+    fingerprint = run_fingerprint(run)
     family, motif_ids, exported = motif_labels(Path(motifs_dir or run_motifs_dir(run)), channels,
-                                               (run, run_fingerprint(run)))  # fmt: skip
+                                               (run, fingerprint))  # fmt: skip
     reader = VcfReader(Path(vcf), names, genome.fetch, skip_ref_mismatch=skip_ref_mismatch)
     context = int(task.data.context)
     stats = _Stats(keys)
@@ -146,7 +147,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
         "strands": "of the overlapping genes; both where none" if gff else
                    "both (no annotation)",  # fmt: skip
         "distance": distance, "classes": classes, "delta_keys": [[c, g, s] for c, g, s in keys],
-        "device": str(torch_device), "families_exported": exported,
+        "model": fingerprint, "device": str(torch_device), "families_exported": exported,
         "counts": counts | {"scored_strands": stats.rows},
         "skipped": {k: {"alleles": int(reader.counts[k]), "why": SKIP_REASONS[k]}
                     for k in SKIP_REASONS},  # fmt: skip

@@ -4,8 +4,9 @@ refuses, in one line, a piece that does not belong instead of mixing it in.
 - A run's **model fingerprint** is the SHA-256 digest its final checkpoint carries
   (``train/checkpoint.py``: its weights, config and training state; checked whenever the run
   is loaded). ``export`` records it in ``motifs.json``, ``scan`` in each part and in
-  ``scan.json``; ``scan`` and ``variants`` refuse motifs exported from other weights, and
-  ``scan --gather`` a part scanned by another model.
+  ``scan.json``, ``variants`` in ``variants.json``; ``scan`` and ``variants`` refuse motifs
+  exported from other weights, ``scan --gather`` a part scanned by another model, and
+  ``report`` motifs, a scan or variant effects of another model.
 - ``RUN/inputs.json`` records the fingerprint of the dataset (``data.dataset``) the run was
   trained on (``genome/fingerprint.py``), once its folder exists. Loading the run (``train
   --resume``, ``evaluate``, ``export``, ``scan``, ``variants``, ...) refuses that dataset when
@@ -25,7 +26,14 @@ import torch
 from ..errors import CheckpointError, InputError, SparlingError
 from ..genome.fingerprint import dataset_fingerprint
 from ..io import write_json_atomic
-from ..rundir import config_path, inputs_path, read_run_json, require_finished
+from ..rundir import (
+    FINAL_CHECKPOINT,
+    checkpoint_path,
+    config_path,
+    inputs_path,
+    read_run_json,
+    require_finished,
+)
 from .run_config import load_saved_config, recorded_paths
 
 FINGERPRINTED = ("data.dataset",)  # the inputs whose content a run records
@@ -54,6 +62,21 @@ def check_same_model(recorded: str | None, run: Path, fingerprint: str, made: Pa
     if recorded is not None and recorded != fingerprint:
         raise InputError(f"{made}: made from other weights than {run}'s (model fingerprint "
                          f"{recorded[:SHOWN]}, the run's {fingerprint[:SHOWN]}); {fix}")
+
+
+def check_outputs_of(run: Path, outputs: dict[Path, dict | None]) -> None:
+    """:func:`check_same_model` for each output (its file: its JSON summary, None when not
+    given) that records its model, against finished run ``run``'s; a run kept without its
+    checkpoints (text only) has no fingerprint to compare and passes."""
+    run = Path(run)
+    if not checkpoint_path(run, FINAL_CHECKPOINT).is_file():
+        return
+    fingerprint = None
+    for path, record in outputs.items():
+        if isinstance(record, dict) and record.get("model"):
+            fingerprint = fingerprint or run_fingerprint(run)
+            check_same_model(record["model"], run, fingerprint, path,
+                             "give this run's own, or make them again from it")  # fmt: skip
 
 
 def _input_files(config) -> dict[str, Path]:

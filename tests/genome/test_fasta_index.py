@@ -86,7 +86,7 @@ def test_a_fresh_index_of_each_accepted_layout_fits(tmp_path):
         path = tmp_path / f"{name}.fa"
         path.write_bytes(data)
         genome = Genome(path)
-        assert genome._faidx is not None, name  # indexed, not read whole
+        assert genome._indexed is not None, name  # indexed, not read whole
         assert index_mismatch(path, read_fai(fai_path(path))) is None, name
 
 
