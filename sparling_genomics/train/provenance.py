@@ -8,7 +8,8 @@ refuses, in one line, a piece that does not belong instead of mixing it in.
   exported from other weights, ``scan --gather`` a part scanned by another model, and
   ``report`` motifs, a scan or variant effects of another model.
 - ``RUN/inputs.json`` records the fingerprint of the dataset (``data.dataset``) the run was
-  trained on (``genome/fingerprint.py``), once its folder exists. Loading the run (``train
+  trained on (``genome/fingerprint.py``), written by the ``train`` verb when the training ends
+  or stops (a run killed outright gets it when it is resumed). Loading the run (``train
   --resume``, ``evaluate``, ``export``, ``scan``, ``variants``, ...) refuses that dataset when
   its content has changed since -- also when it is given with ``--dataset`` as the run's own
   dataset, moved. Other data to score (``evaluate --dataset``) is not the run's and is not
@@ -105,12 +106,26 @@ def record_run_inputs(run: Path) -> None:
 
 @contextmanager
 def recording_inputs(run: Path) -> Iterator[None]:
-    """Around a training: record the run's inputs once its folder exists, whether the
-    training finishes, fails or is interrupted."""
+    """Around a training into ``run``: record the run's inputs when it ends (a run resumed
+    without a record gets one then), and when it fails or is interrupted after this
+    command made the run's folder; a refused command (its config untouched) writes nothing."""
+    before = _made(run)
     try:
         yield
-    finally:
-        record_run_inputs(run)
+    except BaseException:
+        if _made(run) not in (None, before):
+            record_run_inputs(run)
+        raise
+    record_run_inputs(run)
+
+
+def _made(run: Path) -> tuple[int, int] | None:
+    """Which ``config.yaml`` the run has (inode, modification time), None when none."""
+    try:
+        stat = config_path(run).stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns
 
 
 def check_run_inputs(run: Path, config=None) -> None:

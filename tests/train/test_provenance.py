@@ -18,6 +18,7 @@ from sparling_genomics.train.provenance import (
     check_run_inputs,
     check_same_model,
     record_run_inputs,
+    recording_inputs,
     run_fingerprint,
 )
 from tests.conftest import TINY_FASTA, TINY_GFF
@@ -105,3 +106,22 @@ def test_a_run_without_a_record_loads_as_before(site_run, tmp_path):
     record_run_inputs(old)  # recorded from now on
     assert json.loads(inputs_path(old).read_text()) == {
         "data.dataset": dataset_fingerprint(other)}  # fmt: skip
+
+
+def test_the_record_is_written_for_a_run_this_command_trained_and_never_on_a_refusal(
+        site_run, tmp_path):  # fmt: skip
+    run, _, _ = site_run
+    old = shutil.copytree(run, tmp_path / "old")
+    inputs_path(old).unlink()
+    with pytest.raises(InputError), recording_inputs(old):
+        raise InputError("refused before anything was touched")  # its config untouched
+    assert not inputs_path(old).exists()
+    with recording_inputs(old):
+        pass  # a resumed training that ended
+    assert inputs_path(old).is_file()
+    fresh = tmp_path / "fresh"
+    with pytest.raises(KeyboardInterrupt), recording_inputs(fresh):
+        shutil.copytree(old, fresh)  # the trainer made the run folder ...
+        inputs_path(fresh).unlink()
+        raise KeyboardInterrupt  # ... and was interrupted
+    assert json.loads(inputs_path(fresh).read_text()) == json.loads(inputs_path(old).read_text())
