@@ -14,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from sparling_genomics.genome.fasta import Genome
+from sparling_genomics.genome.fasta_index import fai_path
+from sparling_genomics.genome.fasta_index import read_fai as read_index
 from sparling_genomics.io import write_json_atomic, write_text_atomic
 
 from .scale_steps import REPO, SizePaths, log_tail, measure_command, read_json_or_none
@@ -45,12 +48,11 @@ for _i, _b in enumerate(b"ACGT"):
 
 
 def read_fai(fasta: Path) -> list[tuple[str, int, int, int, int]]:
-    """Rows of ``FASTA.fai``: name, length, offset, bases a line, bytes a line."""
-    rows = []
-    for line in Path(f"{fasta}.fai").read_text().splitlines():
-        name, length, offset, bases, width = line.split("\t")[:5]
-        rows.append((name, int(length), int(offset), int(bases), int(width)))
-    return rows
+    """Rows of ``FASTA.fai``: name, length, offset, bases a line, bytes a line; the index
+    checked against the FASTA first (``Genome``: a stale one is rebuilt, or refused)."""
+    Genome(fasta)
+    return [(r.name, r.length, r.offset, r.line_bases, r.line_bytes)
+            for r in read_index(fai_path(fasta))]  # fmt: skip
 
 
 def write_random_snvs(fasta: Path, vcf: Path, n: int, seed: int = 0) -> dict:

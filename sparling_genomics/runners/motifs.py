@@ -47,6 +47,7 @@ from ..io import write_json_atomic
 from ..progress import Counter
 from ..rundir import FAMILIES_DIR, MOTIFS_SUMMARY, motifs_dir
 from ..train.loading import load_run
+from ..train.provenance import run_fingerprint
 
 
 def export_run_motifs(
@@ -142,6 +143,7 @@ def export_run_motifs(
         add_family_composition(families, composition)
     summary = {
         "run": str(run),
+        "model": run_fingerprint(run),  # the weights these motifs are of (train/provenance.py)
         "split": split,
         "background": background.round(6).tolist(),
         "jaspar": collection,

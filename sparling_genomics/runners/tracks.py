@@ -8,7 +8,10 @@ files; this module joins them to a run directory and its exported motifs.
 
 On a cluster the scan scatters: ``part=(i, n)`` scans the i-th of n jobs of about equal bases
 (``export.scan.plan_pieces``) into ``OUT/parts/part-i-of-n.npz``; ``gather=n`` joins the n
-parts and writes the same files as one whole scan would, byte for byte.
+parts and writes the same files as one whole scan would, byte for byte. Each part records the
+model, FASTA, precision and index it was scanned with, and a gather refuses one that does not
+belong (``export.scan_parts``); a scan refuses motifs exported from other weights than the
+run's (``train/provenance.py``).
 
 Sites go to disk as they are found (``export.site_store``, ``OUT/.sites`` while the scan
 runs) and the files are written from there one sequence at a time: a scan's memory does not
@@ -22,29 +25,22 @@ import shutil
 import time
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import InputError
 from ..export.browser import BrowserTracks, write_browser_files
 from ..export.formats import ExportedMotif, read_meme_motifs
-from ..export.scan import (
-    SiteTable,
-    activation_track,
-    plan_pieces,
-    scan_genome,
-    scan_pieces,
-)
+from ..export.scan import activation_track, scan_genome
+from ..export.scan_parts import PartOrigin, check_parts, gather_parts, scan_part
 from ..export.scan_plan import SCAN_CHUNK, check_job_count
 from ..export.site_store import SiteStore
 from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tracks
 from ..genome.fasta import Genome
-from ..io import atomic_path, safe_child, write_json_atomic
+from ..io import safe_child, write_json_atomic
 from ..progress import Counter
 from ..rundir import MOTIFS_MEME, MOTIFS_SUMMARY, SCAN_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
+from ..train.provenance import check_same_model, run_fingerprint
 
-PARTS_DIR = "parts"  # OUT/parts/part-I-of-N.npz: a scattered scan's jobs
 STORE_DIR = ".sites"  # OUT/.sites: the scan's sites on disk until the files are written
 
 
@@ -70,7 +66,8 @@ def scan_run_to_tracks(
     job i of n into ``OUT/parts/``; ``gather=n``: write the files from those n parts;
     ``precision``: the model's arithmetic (``export.scan.PRECISIONS``)."""
     run, out = Path(run), Path(out)
-    motifs, offsets = _exported_motifs(run, motifs_dir, out)
+    fingerprint = run_fingerprint(run)
+    motifs, offsets = _exported_motifs(run, motifs_dir, out, fingerprint)
     _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
@@ -79,16 +76,19 @@ def scan_run_to_tracks(
         asked = f"--part {part[0]}/{parts}" if part is not None else f"--gather {parts}"
         check_job_count(parts, bases, f"{asked} would make {parts:,} scan jobs for the "
                                       f"{bases:,} bases of {fasta}")  # fmt: skip
+    origin = PartOrigin(fingerprint, genome, chunk, precision)
     rf = int(model.g.receptive_field)
     began = time.perf_counter()
     if part is not None:
-        return _scan_part(model, genome, out, part, chunk, torch_device, precision)
+        return scan_part(model, origin, out, part, torch_device)
+    if gather is not None:
+        scan_seconds = check_parts(out, gather, origin)  # before anything is written
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     try:
         with SiteStore(out / STORE_DIR, list(genome.lengths)) as store:
             if gather is not None:
-                scan_seconds = _gather_parts(genome, out, gather, chunk, precision, store)
+                gather_parts(out, gather, store)
             else:
                 with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
                     scan_genome(model, genome, chunk=chunk, device=torch_device,
@@ -97,7 +97,8 @@ def scan_run_to_tracks(
                 scan_seconds = time.perf_counter() - began
             return _write_scan(run, out, fasta, genome, store, motifs, offsets, rf,
                                bigwig=bigwig, device=torch_device, precision=precision,
-                               gather=gather, scan_seconds=scan_seconds, began=began)  # fmt: skip
+                               gather=gather, scan_seconds=scan_seconds, began=began,
+                               model=fingerprint)  # fmt: skip
     except BaseException:
         if made:  # a failed or killed scan leaves no folder it made
             shutil.rmtree(out, ignore_errors=True)
@@ -107,7 +108,7 @@ def scan_run_to_tracks(
 def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteStore,
                 motifs: list[ExportedMotif], offsets: dict[int, int], rf: int, *, bigwig: bool,
                 device, precision: str, gather: int | None, scan_seconds: float,
-                began: float) -> dict:  # fmt: skip
+                began: float, model: str) -> dict:  # fmt: skip
     """The scan's files from its stored sites, and, last, ``scan.json``."""
     bed = out / "motif_sites.bed"
     track_name = f"sparling {run.name}"
@@ -130,6 +131,7 @@ def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteS
         shown))  # fmt: skip
     result = {
         "run": str(run),
+        "model": model,  # the run's model fingerprint (train/provenance.py)
         "fasta": str(fasta),
         "sequences": len(genome.lengths),
         "bases": int(sum(genome.lengths.values())),
@@ -159,15 +161,18 @@ def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteS
     return result
 
 
-def _exported_motifs(run: Path, motifs_dir, out: Path) -> tuple[list[ExportedMotif], dict]:
+def _exported_motifs(run: Path, motifs_dir, out: Path,
+                     fingerprint: str) -> tuple[list[ExportedMotif], dict]:  # fmt: skip
     """The run's exported motifs (``motifs.json`` + ``motifs.meme``) and each channel's
-    trimmed offset; one-line errors for a missing or mismatched export, or an id that would
-    leave ``out``."""
+    trimmed offset; one-line errors for a missing or mismatched export, an export of other
+    weights than the run's (``fingerprint``), or an id that would leave ``out``."""
     motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
     summary_path = motifs_dir / MOTIFS_SUMMARY
     if not summary_path.is_file():
         raise InputError(f"{motifs_dir}: no {MOTIFS_SUMMARY}; run `sparling-genomics export` first")
     summary = json.loads(summary_path.read_text())
+    check_same_model(summary.get("model"), run, fingerprint, summary_path,
+                     "export the run again")  # fmt: skip
     meme = read_meme_motifs(motifs_dir / MOTIFS_MEME)
     listed = [m["id"] for m in summary["motifs"]]
     if [key.split()[0] for key in meme] != listed:
@@ -184,79 +189,3 @@ def _exported_motifs(run: Path, motifs_dir, out: Path) -> tuple[list[ExportedMot
                                     entry.get("family") or ""))  # fmt: skip
         offsets[entry["channel"]] = int(entry["offset"])
     return motifs, offsets
-
-
-def part_path(out: Path, part: int, parts: int) -> Path:
-    """``OUT/parts/part-I-of-N.npz``: job ``part`` (1-based) of a scan scattered ``parts``
-    ways."""
-    return Path(out) / PARTS_DIR / f"part-{part:04d}-of-{parts:04d}.npz"
-
-
-def _genome_key(genome: Genome) -> str:
-    """The sequences and lengths a part was scanned from (a gather refuses other ones)."""
-    return json.dumps(list(genome.lengths.items()))
-
-
-def _scan_part(model, genome: Genome, out: Path, part: tuple[int, int], chunk: int,
-               device, precision: str) -> dict:  # fmt: skip
-    """Scan job ``part = (i, n)`` and keep its sites in ``OUT/parts/`` (atomically)."""
-    index, parts = part
-    pieces = plan_pieces(genome.lengths, parts, chunk)[index - 1]
-    began = time.perf_counter()
-    bases = sum(p.end - p.start for p in pieces)
-    with Counter(f"scan part {index}/{parts}", total=bases, unit="bp") as counter:
-        tables = scan_pieces(model, genome, pieces, chunk=chunk, device=device,
-                             progress=counter.update, precision=precision)  # fmt: skip
-    seconds = time.perf_counter() - began
-    path = part_path(out, index, parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        np.savez(handle, seqid=np.array([t.seqid for t in tables], dtype=str),
-                 count=np.array([len(t) for t in tables], np.int64),
-                 position=_joined(tables, "position", np.int64),
-                 channel=_joined(tables, "channel", np.int16),
-                 strand=_joined(tables, "strand", np.int8),
-                 score=_joined(tables, "score", np.float32),
-                 meta=np.array(json.dumps({"part": index, "parts": parts, "chunk": chunk,
-                                           "precision": precision,
-                                           "genome": _genome_key(genome),
-                                           "seconds": seconds})))  # fmt: skip
-    return {"part": index, "parts": parts, "pieces": len(pieces), "bases": int(bases),
-            "sites": int(sum(len(t) for t in tables)), "seconds": round(seconds, 2),
-            "file": str(path)}  # fmt: skip
-
-
-def _joined(tables: list[SiteTable], field: str, dtype) -> np.ndarray:
-    arrays = [getattr(t, field) for t in tables]
-    return np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype)
-
-
-def _gather_parts(genome: Genome, out: Path, parts: int, chunk: int, precision: str,
-                  store: SiteStore) -> float:  # fmt: skip
-    """The sites of the ``parts`` jobs in ``OUT/parts/`` into ``store`` (one part in memory
-    at a time), and the seconds the jobs scanned for; a one-line error for a missing part or
-    one scanned from another genome, chunk size or precision (every part is checked before
-    any is read, so a refused gather has read nothing)."""
-    paths = [part_path(out, index, parts) for index in range(1, parts + 1)]
-    seconds = 0.0
-    for index, path in enumerate(paths, 1):
-        if not path.is_file():
-            raise InputError(f"{path}: missing; scan it first (scan --part {index}/{parts})")
-        with np.load(path) as z:
-            meta = json.loads(str(z["meta"]))
-        if meta["genome"] != _genome_key(genome) or meta["chunk"] != chunk:
-            raise InputError(f"{path}: scanned from another genome or --chunk than this "
-                             "gather's; scan the parts again")  # fmt: skip
-        if meta.get("precision", "float32") != precision:
-            raise InputError(f"{path}: scanned with --precision {meta['precision']}, "
-                             f"this gather has {precision}; give the same precision")
-        seconds += float(meta["seconds"])
-    for path in paths:
-        with np.load(path) as z:
-            arrays = {k: z[k] for k in ("position", "channel", "strand", "score")}
-            ends = np.cumsum(z["count"])
-            for seqid, end, count in zip(z["seqid"], ends, z["count"]):
-                pick = slice(int(end - count), int(end))
-                store.add(SiteTable(str(seqid), *(arrays[k][pick] for k in
-                                                  ("position", "channel", "strand", "score"))))
-    return seconds

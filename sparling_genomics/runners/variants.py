@@ -40,6 +40,7 @@ from ..progress import Counter as ProgressCounter
 from ..rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
+from ..train.provenance import check_same_model, run_fingerprint
 
 TOP_VARIANTS = 25
 VCF_MOTIFS = 5  # motif changes per allele and strand in the VCF INFO (all in the TSV)
@@ -53,15 +54,19 @@ def delta_keys(classes: list[str]) -> list[tuple[str, str, str]]:
     return [(c, f"{short.get(c, c.upper())}G", f"{short.get(c, c.upper())}L") for c in classes[1:]]
 
 
-def motif_labels(motifs_dir: Path, channels: int) -> tuple[list[str], list[str], bool]:
+def motif_labels(motifs_dir: Path, channels: int, model: tuple[Path, str] | None = None,
+                 ) -> tuple[list[str], list[str], bool]:  # fmt: skip
     """Per channel: its family label (family id, and name where it has one) and motif id,
-    from ``export``'s ``motifs.json``; ``c<channel>`` ids when the run is not exported."""
+    from ``export``'s ``motifs.json``; ``c<channel>`` ids when the run is not exported.
+    ``model``: (run, its model fingerprint): motifs exported from other weights are refused."""
     path = Path(motifs_dir) / MOTIFS_SUMMARY
     ids = [f"c{c:02d}" for c in range(channels)]
     family = list(ids)
     if not path.is_file():
         return family, ids, False
     summary = json.loads(path.read_text())
+    if model is not None:
+        check_same_model(summary.get("model"), *model, path, "export the run again")
     names = {f["id"]: (f.get("name") or "").split(" ")[0]
              for f in (summary.get("families") or {}).get("families", [])}  # fmt: skip
     for m in summary.get("motifs", []):
@@ -94,7 +99,9 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
     classes = list(task.classes)
     keys = delta_keys(classes)
     channels = int(model.channels) if model.sparse is not None else 0
-    family, motif_ids, exported = motif_labels(Path(motifs_dir or run_motifs_dir(run)), channels)
+    fingerprint = run_fingerprint(run)
+    family, motif_ids, exported = motif_labels(Path(motifs_dir or run_motifs_dir(run)), channels,
+                                               (run, fingerprint))  # fmt: skip
     reader = VcfReader(Path(vcf), names, genome.fetch, skip_ref_mismatch=skip_ref_mismatch)
     context = int(task.data.context)
     stats = _Stats(keys)
@@ -140,7 +147,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
         "strands": "of the overlapping genes; both where none" if gff else
                    "both (no annotation)",  # fmt: skip
         "distance": distance, "classes": classes, "delta_keys": [[c, g, s] for c, g, s in keys],
-        "device": str(torch_device), "families_exported": exported,
+        "model": fingerprint, "device": str(torch_device), "families_exported": exported,
         "counts": counts | {"scored_strands": stats.rows},
         "skipped": {k: {"alleles": int(reader.counts[k]), "why": SKIP_REASONS[k]}
                     for k in SKIP_REASONS},  # fmt: skip

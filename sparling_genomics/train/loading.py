@@ -15,6 +15,7 @@ from ..rundir import config_path, metrics_path, read_metrics, require_finished, 
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
+from .provenance import check_run_inputs
 from .run_config import check_recorded_config, load_saved_config, recorded_paths
 
 
@@ -25,7 +26,9 @@ def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | N
 
     ``dataset``: the run's own dataset where it has moved (``--dataset``); ``overrides`` are
     other data to score on. An input file the run records that is not where the record
-    points is a one-line error naming it, where it was looked for and the option to give."""
+    points is a one-line error naming it, where it was looked for and the option to give;
+    the run's own dataset whose content changed since it was trained, another
+    (``train/provenance.py``)."""
     path = config_path(run)
     config = load_saved_config(path, use="evaluate")
     cls = task_class(config.task)
@@ -37,6 +40,8 @@ def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | N
     for override in overrides or []:
         given |= {f"{k}.{kk}" for k, v in override.items() if isinstance(v, dict) for kk in v}
     _check_recorded_files(run, config, given)
+    if not overrides:  # the run's own dataset (moved or not): the one it was trained on
+        check_run_inputs(run, config)
     config = cls.trained_config(config, other_data=bool(overrides))
     for override in overrides or []:
         config = merge(config, override)

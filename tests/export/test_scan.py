@@ -176,7 +176,12 @@ def test_pieces_scanned_apart_give_the_whole_scan(model, tmp_path):
     for parts in (2, 3, 7):
         tables = []
         for job in plan_pieces(genome.lengths, parts, chunk=1000):
-            tables += scan_pieces(model, genome, job, chunk=1000)
+            seen = []  # ``seen``: each piece's bases once, as read for the scan (packed or cut)
+            tables += scan_pieces(model, genome, job, chunk=1000,
+                                  seen=lambda piece, codes, into=seen: into.append((piece, codes)))
+            assert sorted((p for p, _ in seen), key=job.index) == job
+            for piece, codes in seen:
+                assert np.array_equal(codes, genome.fetch(piece.seqid, piece.start, piece.end))
         joined = join_pieces(tables)
         assert [t.seqid for t in joined] == [t.seqid for t in whole]
         for a, b in zip(whole, joined):

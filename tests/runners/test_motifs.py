@@ -272,3 +272,33 @@ def test_scan_writes_browser_files_naming_its_own_tracks(planted_tiny):
     report = planted_tiny.report.read_text()
     for file in (browser["igv_session"], browser["igv_config"], browser["hub"]):
         assert f'href="tracks/{file}"' in report
+
+
+def test_export_and_scan_record_the_model_they_came_from(planted_tiny):
+    from sparling_genomics.train.provenance import run_fingerprint
+
+    fingerprint = run_fingerprint(planted_tiny.run)
+    assert json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())["model"] \
+        == fingerprint  # fmt: skip
+    assert json.loads((planted_tiny.tracks / "scan.json").read_text())["model"] == fingerprint
+
+
+def test_report_refuses_a_scan_of_another_model(planted_tiny, tmp_path):
+    import shutil
+
+    from sparling_genomics.errors import InputError
+    from sparling_genomics.report.page import build_report
+    from sparling_genomics.train.provenance import run_fingerprint
+    from tests.conftest import retrain_in_place
+
+    run = retrain_in_place(shutil.copytree(planted_tiny.run, tmp_path / "run"))
+    with pytest.raises(InputError, match=r"motifs/motifs.json: made from other weights"):
+        build_report(run)  # its motifs: the weights before
+    summary = run / "motifs" / "motifs.json"
+    summary.write_text(json.dumps({**json.loads(summary.read_text()),
+                                   "model": run_fingerprint(run)}))  # exported again
+    build_report(run)
+    with pytest.raises(InputError) as refused:
+        build_report(run, scan_dir=planted_tiny.tracks)  # the scan of the other weights
+    assert str(refused.value).startswith(f"{planted_tiny.tracks}/scan.json: made from other "
+                                         f"weights than {run}'s")  # fmt: skip

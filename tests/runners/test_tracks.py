@@ -2,7 +2,7 @@
 
 import json
 
-from tests.conftest import TINY_FASTA, TINY_GFF, train_tiny_splicing_run
+from tests.conftest import TINY_FASTA, TINY_GFF, retrain_in_place, train_tiny_splicing_run
 
 OTHER = "otherchr1"
 
@@ -75,3 +75,42 @@ def test_a_gather_with_a_part_missing_or_bad_options_is_one_line(cli, planted_ti
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0], lines
     assert not (tmp_path / "o" / "scan.json").exists()
+
+
+def test_a_fasta_replaced_under_an_older_time_is_scanned_whole(planted_tiny, tmp_path):
+    """A FASTA replaced at the same path by one with more sequences and an older modification
+    time (`cp -p`, `rsync -a`), beside the .fai the first scan made: every sequence is
+    scanned (the stale index gave the first one only, exit 0)."""
+    import os
+
+    from sparling_genomics.runners.tracks import scan_run_to_tracks
+
+    fasta = tmp_path / "genome.fa"
+    first = planted_tiny.fasta.read_text().rstrip("\n") + "\n"
+    fasta.write_text(first)
+    common = {"chunk": 5000, "bigwig": False}
+    assert scan_run_to_tracks(planted_tiny.run, fasta, tmp_path / "a", **common)["sequences"] == 1
+    assert (tmp_path / "genome.fa.fai").is_file()
+    fasta.write_text(first + first.replace(f">{planted_tiny.seqid}", ">second", 1))
+    os.utime(fasta, (1_000_000_000, 1_000_000_000))
+    summary = scan_run_to_tracks(planted_tiny.run, fasta, tmp_path / "b", **common)
+    assert summary["sequences"] == 2 and summary["bases"] == 2 * planted_tiny.length
+    chroms = {line.split("\t")[0] for line in (tmp_path / "b" / "motif_sites.bed").read_text()
+              .splitlines()}  # fmt: skip
+    assert chroms == {planted_tiny.seqid, "second"}
+
+
+def test_a_scan_of_motifs_exported_from_other_weights_is_refused(planted_tiny, tmp_path):
+    import shutil
+
+    import pytest
+
+    from sparling_genomics.errors import InputError
+    from sparling_genomics.runners.tracks import scan_run_to_tracks
+
+    run = retrain_in_place(shutil.copytree(planted_tiny.run, tmp_path / "run"))
+    with pytest.raises(InputError) as refused:
+        scan_run_to_tracks(run, planted_tiny.fasta, tmp_path / "t")
+    assert str(refused.value).startswith(f"{run}/motifs/motifs.json: made from other weights "
+                                         f"than {run}'s (model fingerprint ")  # fmt: skip
+    assert not (tmp_path / "t").exists()

@@ -10,7 +10,7 @@ from sparling_genomics.errors import InputError
 from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.sequence import decode
 from sparling_genomics.runners.variants import score_vcf
-from tests.conftest import TINY_FASTA
+from tests.conftest import TINY_FASTA, retrain_in_place
 
 CHROM = "NC_003070.9"
 
@@ -146,3 +146,17 @@ def test_sigterm_mid_run_cleans_up_and_exits_143(splicing_tiny, tmp_path):
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143 and "terminated (SIGTERM)" in stderr, stderr
     assert not out.exists()  # its temp files and the folder it made: gone
+
+
+def test_motifs_exported_from_other_weights_are_refused(splicing_tiny, vcf, tmp_path):
+    """The run's final weights changed after its export (another training into the same
+    folder): its motif labels would name other weights' channels."""
+    import shutil
+
+    run = retrain_in_place(shutil.copytree(splicing_tiny, tmp_path / "run"))
+    out = tmp_path / "effects"
+    with pytest.raises(InputError) as refused:
+        score_vcf(run, vcf, out, fasta=TINY_FASTA)
+    assert str(refused.value).startswith(f"{run}/motifs/motifs.json: made from other weights "
+                                         f"than {run}'s (model fingerprint ")  # fmt: skip
+    assert not out.exists()

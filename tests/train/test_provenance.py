@@ -1,0 +1,127 @@
+"""A run's model fingerprint and the dataset it records: what is made from a run, or loads it,
+refuses other weights and a dataset that changed under it, in one line."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from sparling_genomics.errors import InputError
+from sparling_genomics.genome.dataset import DatasetSpec, build_dataset
+from sparling_genomics.genome.fingerprint import dataset_fingerprint
+from sparling_genomics.rundir import checkpoint_path, config_path, inputs_path
+from sparling_genomics.train.checkpoint import save_checkpoint
+from sparling_genomics.train.loading import evaluate_run, load_run
+from sparling_genomics.train.provenance import (
+    check_run_inputs,
+    check_same_model,
+    record_run_inputs,
+    recording_inputs,
+    run_fingerprint,
+)
+from tests.conftest import TINY_FASTA, TINY_GFF
+
+
+def test_the_model_fingerprint_is_the_final_checkpoints_digest(tmp_path):
+    run = tmp_path / "run"
+    config_path(run).parent.mkdir(parents=True)
+    config_path(run).write_text("task: planted\n")
+    final = checkpoint_path(run, "final.pt")
+    final.parent.mkdir()
+    save_checkpoint(final, {"model": {"w": torch.arange(10.0)}})
+    digest = torch.load(final, weights_only=True)["digest"]
+    assert run_fingerprint(run) == digest
+    save_checkpoint(final, {"model": {"w": torch.arange(10.0) + 1}})
+    assert run_fingerprint(run) != digest
+
+
+def test_an_output_of_other_weights_is_refused_and_an_old_one_passes(tmp_path):
+    check_same_model(None, Path("run"), "a" * 64, Path("m.json"), "export again")
+    check_same_model("a" * 64, Path("run"), "a" * 64, Path("m.json"), "export again")
+    with pytest.raises(InputError) as refused:
+        check_same_model("b" * 64, Path("run"), "a" * 64, Path("m.json"), "export again")
+    assert str(refused.value) == ("m.json: made from other weights than run's (model "
+                                  "fingerprint bbbbbbbbbbbb, the run's aaaaaaaaaaaa); export "
+                                  "again")  # fmt: skip
+
+
+def _point_at(run: Path, dataset: Path) -> None:
+    """Edit the run's config so its data.dataset is ``dataset``."""
+    lines = [f"  dataset: {dataset}" if line.startswith("  dataset: ") else line
+             for line in config_path(run).read_text().splitlines()]  # fmt: skip
+    config_path(run).write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def site_run(splicing_tiny, tiny_dataset, tmp_path_factory):
+    """A copy of the tiny splicing run reading its own copy of its dataset, and another
+    dataset of the same genome (another split)."""
+    base = tmp_path_factory.mktemp("provenance")
+    run, own, other = base / "run", base / "own.h5", base / "other.h5"
+    shutil.copytree(splicing_tiny, run)
+    shutil.copy(tiny_dataset, own)
+    _point_at(run, own)
+    build_dataset(other, TINY_FASTA, annotation=TINY_GFF, spec=DatasetSpec(test_fraction=0.3))
+    return run, own, other
+
+
+def test_a_trained_run_records_its_datasets_fingerprint(site_run, tiny_dataset):
+    run, own, _ = site_run
+    recorded = json.loads(inputs_path(run).read_text())
+    assert recorded == {"data.dataset": dataset_fingerprint(tiny_dataset)}
+    check_run_inputs(run)  # the same content, at another path: the run's own dataset
+    record_run_inputs(run)  # never rewritten
+    assert json.loads(inputs_path(run).read_text()) == recorded
+
+
+def test_a_dataset_changed_under_a_run_is_refused_where_the_run_is_loaded(site_run, tmp_path):
+    run, own, other = site_run
+    changed = shutil.copytree(run, tmp_path / "run")
+    replaced = tmp_path / "own.h5"
+    shutil.copy(other, replaced)  # rebuilt in place with another split
+    _point_at(changed, replaced)
+    for load in (lambda: check_run_inputs(changed), lambda: load_run(changed),
+                 lambda: evaluate_run(changed)):  # fmt: skip
+        with pytest.raises(InputError) as refused:
+            load()
+        message = str(refused.value)
+        assert message.startswith(f"{replaced}: not the dataset run {changed} was trained on "
+                                  "(content fingerprint sha256:")  # fmt: skip
+        assert "rebuild it as it was or retrain" in message and "\n" not in message
+    with pytest.raises(InputError, match="not the dataset run"):
+        load_run(run, dataset=other)  # given as the run's own dataset, moved: checked too
+    load_run(changed, dataset=own)  # the run's own dataset, moved: accepted
+    scored = evaluate_run(changed, dataset=other)  # other data to score: not the run's
+    assert scored["dataset"] == str(other)
+
+
+def test_a_run_without_a_record_loads_as_before(site_run, tmp_path):
+    run, _, other = site_run
+    old = shutil.copytree(run, tmp_path / "old")
+    inputs_path(old).unlink()  # trained before runs recorded their dataset
+    _point_at(old, other)
+    check_run_inputs(old)
+    record_run_inputs(old)  # recorded from now on
+    assert json.loads(inputs_path(old).read_text()) == {
+        "data.dataset": dataset_fingerprint(other)}  # fmt: skip
+
+
+def test_the_record_is_written_for_a_run_this_command_trained_and_never_on_a_refusal(
+        site_run, tmp_path):  # fmt: skip
+    run, _, _ = site_run
+    old = shutil.copytree(run, tmp_path / "old")
+    inputs_path(old).unlink()
+    with pytest.raises(InputError), recording_inputs(old):
+        raise InputError("refused before anything was touched")  # its config untouched
+    assert not inputs_path(old).exists()
+    with recording_inputs(old):
+        pass  # a resumed training that ended
+    assert inputs_path(old).is_file()
+    fresh = tmp_path / "fresh"
+    with pytest.raises(KeyboardInterrupt), recording_inputs(fresh):
+        shutil.copytree(old, fresh)  # the trainer made the run folder ...
+        inputs_path(fresh).unlink()
+        raise KeyboardInterrupt  # ... and was interrupted
+    assert json.loads(inputs_path(fresh).read_text()) == json.loads(inputs_path(old).read_text())
