@@ -76,7 +76,6 @@ def train(
     from ..errors import ConfigError
     from ..io import check_writable
     from ..train.progress import summary_line
-    from ..train.provenance import check_run_inputs, recording_inputs
     from ..train.retry import train_or_resume
     from ..train.run_config import resolve_config
     from ..train.trainer import train as run_training
@@ -87,9 +86,7 @@ def train(
     if resume:
         if task or config_files or sets or seed is not None:
             raise ConfigError("--resume continues OUT with its saved config; drop other options")
-        check_run_inputs(out)  # its dataset as it was trained on
-        with recording_inputs(out):
-            metrics = run_training({}, out, resume=True, progress=not no_progress)
+        metrics = run_training({}, out, resume=True, progress=not no_progress)
     else:
         if not task:
             raise ConfigError("--task is required (e.g. --task planted)")
@@ -100,10 +97,7 @@ def train(
             overrides.append({"model": {"sparse_layer": False}})
         config = resolve_config(task, preset, files=list(config_files), overrides=overrides)
         start = train_or_resume if resume_if_same else run_training
-        if resume_if_same and out.is_dir():
-            check_run_inputs(out)  # a run there is not continued on a changed dataset
-        with recording_inputs(out):
-            metrics = start(config, out, progress=not no_progress)
+        metrics = start(config, out, progress=not no_progress)
     click.echo(summary_line(metrics))
 
 

@@ -8,18 +8,17 @@ refuses, in one line, a piece that does not belong instead of mixing it in.
   exported from other weights, ``scan --gather`` a part scanned by another model, and
   ``report`` motifs, a scan or variant effects of another model.
 - ``RUN/inputs.json`` records the fingerprint of the dataset (``data.dataset``) the run was
-  trained on (``genome/fingerprint.py``), written by the ``train`` verb when the training ends
-  or stops (a run killed outright gets it when it is resumed). Loading the run (``train
+  trained on (``genome/fingerprint.py``), written by the trainer as it makes the run's folder
+  (a run from before the record gets one when it is resumed). Loading the run (``train
   --resume``, ``evaluate``, ``export``, ``scan``, ``variants``, ...) refuses that dataset when
   its content has changed since -- also when it is given with ``--dataset`` as the run's own
-  dataset, moved. Other data to score (``evaluate --dataset``) is not the run's and is not
+  dataset, moved; ``train --resume-if-same`` takes a run on a changed dataset for a run of
+  another config. Other data to score (``evaluate --dataset``) is not the run's and is not
   checked. Runs trained before the record have none and load as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -102,30 +101,6 @@ def record_run_inputs(run: Path) -> None:
         return
     if found:
         write_json_atomic(inputs_path(run), found)
-
-
-@contextmanager
-def recording_inputs(run: Path) -> Iterator[None]:
-    """Around a training into ``run``: record the run's inputs when it ends (a run resumed
-    without a record gets one then), and when it fails or is interrupted after this
-    command made the run's folder; a refused command (its config untouched) writes nothing."""
-    before = _made(run)
-    try:
-        yield
-    except BaseException:
-        if _made(run) not in (None, before):
-            record_run_inputs(run)
-        raise
-    record_run_inputs(run)
-
-
-def _made(run: Path) -> tuple[int, int] | None:
-    """Which ``config.yaml`` the run has (inode, modification time), None when none."""
-    try:
-        stat = config_path(run).stat()
-    except OSError:
-        return None
-    return stat.st_ino, stat.st_mtime_ns
 
 
 def check_run_inputs(run: Path, config=None) -> None:

@@ -10,9 +10,10 @@ Nothing is touched before the new attempt's inputs are checked (the task, its da
 device: everything a :class:`~.trainer.Trainer` needs), so a retry with a missing dataset, a
 file of the wrong kind or a device that is not there fails in one line with the folder as it
 was. A finished run is never deleted: of the same config it is the answer (nothing is
-trained again); of another config it is moved aside to ``RUN.replaced-N``, as is a killed
-run of another config that left a checkpoint. Only an attempt killed before its first
-checkpoint (its ``config.yaml`` and a partial log, no weights) is removed.
+trained again); of another config (or on a dataset whose content changed since) it is moved
+aside to ``RUN.replaced-N``, as is a killed run of another config that left a checkpoint.
+Only an attempt killed before its first checkpoint (its ``config.yaml`` and a partial log, no
+weights) is removed.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import sys
 from pathlib import Path
 
 from ..config import RunConfig, dump_yaml
-from ..errors import ConfigError, RunDirectoryError
+from ..errors import ConfigError, InputError, RunDirectoryError
 from ..rundir import LAST_CHECKPOINT, checkpoint_path, config_path, metrics_path, read_metrics
+from .provenance import check_run_inputs
 from .run_config import load_saved_config, recorded_config
 from .trainer import Trainer, train
 
@@ -54,11 +56,13 @@ def train_or_resume(config: RunConfig, out: Path, *, progress: bool = True) -> d
 
 def _same_config(config: RunConfig, out: Path) -> bool:
     """Whether run folder ``out`` was started with ``config`` (its saved config, read as
-    today's code reads it, written as this run would write it)."""
+    today's code reads it, written as this run would write it) on inputs of the content it
+    recorded (``provenance.check_run_inputs``)."""
     try:
         saved = load_saved_config(config_path(out))
-    except ConfigError:
-        return False  # unreadable, or of a task or key this code does not know
+        check_run_inputs(out, saved)
+    except (ConfigError, InputError):
+        return False  # unreadable, of a key this code does not know, or on other inputs
     return dump_yaml(recorded_config(saved, out)) == dump_yaml(recorded_config(config, out))
 
 

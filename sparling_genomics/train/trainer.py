@@ -64,6 +64,7 @@ from .core_phase import train_core
 from .device import machine_description, pick_device
 from .prefetch import BatchPrefetcher
 from .progress import Progress
+from .provenance import check_run_inputs, record_run_inputs
 from .rules.base import RuleContext
 from .rules.registry import build_rules
 from .run_config import load_saved_config, recorded_config
@@ -417,10 +418,13 @@ def train(config: RunConfig, out: Path, *, resume: bool = False, progress: bool 
     prepare_run_directory(out, resume=resume)
     if resume:
         config = load_saved_config(config_path(out), use="resume")
+        check_run_inputs(out, config)  # the dataset it was trained on, unchanged
         trainer = Trainer(config, out, progress=progress)
         restore_trainer(trainer, checkpoint_path(out, LAST_CHECKPOINT))
+        record_run_inputs(out)  # a run from before the record: recorded from here on
         trainer._truncate_log()
         return trainer.run()
     trainer = Trainer(config, out, progress=progress)  # fails before anything is written
     create_run_directory(out, dump_yaml(recorded_config(config, out)))
+    record_run_inputs(out)
     return trainer.run()

@@ -18,9 +18,10 @@ from sparling_genomics.train.provenance import (
     check_run_inputs,
     check_same_model,
     record_run_inputs,
-    recording_inputs,
     run_fingerprint,
 )
+from sparling_genomics.train.run_config import resolve_config
+from sparling_genomics.train.trainer import Trainer, train
 from tests.conftest import TINY_FASTA, TINY_GFF
 
 
@@ -108,20 +109,17 @@ def test_a_run_without_a_record_loads_as_before(site_run, tmp_path):
         "data.dataset": dataset_fingerprint(other)}  # fmt: skip
 
 
-def test_the_record_is_written_for_a_run_this_command_trained_and_never_on_a_refusal(
-        site_run, tmp_path):  # fmt: skip
-    run, _, _ = site_run
-    old = shutil.copytree(run, tmp_path / "old")
-    inputs_path(old).unlink()
-    with pytest.raises(InputError), recording_inputs(old):
-        raise InputError("refused before anything was touched")  # its config untouched
-    assert not inputs_path(old).exists()
-    with recording_inputs(old):
-        pass  # a resumed training that ended
-    assert inputs_path(old).is_file()
-    fresh = tmp_path / "fresh"
-    with pytest.raises(KeyboardInterrupt), recording_inputs(fresh):
-        shutil.copytree(old, fresh)  # the trainer made the run folder ...
-        inputs_path(fresh).unlink()
-        raise KeyboardInterrupt  # ... and was interrupted
-    assert json.loads(inputs_path(fresh).read_text()) == json.loads(inputs_path(old).read_text())
+def test_a_new_run_records_its_dataset_as_its_folder_is_made(tmp_path, tiny_dataset, monkeypatch):
+    """Written by the trainer with config.yaml, so a first attempt killed outright has it."""
+    config = resolve_config("splicing", "tiny", overrides=[
+        {"data": {"dataset": str(tiny_dataset)}, "train": {"core_samples": 16}}])  # fmt: skip
+    started = []
+
+    def killed(self):
+        started.append(json.loads(inputs_path(self.out).read_text()))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "run", killed)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "run", progress=False)
+    assert started == [{"data.dataset": dataset_fingerprint(tiny_dataset)}]

@@ -2,16 +2,18 @@
 config, and never deletes finished work, whatever way it fails or differs."""
 
 import hashlib
+import shutil
 
 import pytest
 import torch
 
 from sparling_genomics.errors import ConfigError, InputError, RunDirectoryError
+from sparling_genomics.genome.dataset import DatasetSpec, build_dataset
 from sparling_genomics.train.retry import train_or_resume
 from sparling_genomics.train.run_config import resolve_config
 from sparling_genomics.train.trainer import Trainer, train
 
-from ..conftest import TINY_FASTA
+from ..conftest import TINY_FASTA, TINY_GFF
 from .test_trainer import read_log, tiny
 
 
@@ -103,3 +105,21 @@ def test_a_killed_attempt_without_a_checkpoint_of_another_config_is_replaced(tmp
     (run / "config.yaml").write_text((tmp_path / "old" / "config.yaml").read_text())
     train_or_resume(config, run, progress=False)
     assert (run / "metrics.json").is_file() and not list(tmp_path.glob("run.replaced-*"))
+
+
+def test_a_retry_on_a_dataset_rebuilt_under_the_run_moves_the_run_aside(tmp_path, tiny_dataset):
+    """The same config on a dataset whose content changed since is another run: the old one is
+    kept whole beside the new one (not continued, not deleted)."""
+    dataset = tmp_path / "own.h5"
+    shutil.copy(tiny_dataset, dataset)
+    config = resolve_config("splicing", "tiny", overrides=[
+        {"data": {"dataset": str(dataset)}, "train": {"core_samples": 16}}])  # fmt: skip
+    run = tmp_path / "run"
+    train(config, run, progress=False)
+    before = _contents(run)
+    build_dataset(dataset.with_suffix(".new.h5"), TINY_FASTA, annotation=TINY_GFF,
+                  spec=DatasetSpec(test_fraction=0.3))  # fmt: skip
+    dataset.with_suffix(".new.h5").replace(dataset)  # rebuilt in place with another split
+    train_or_resume(config, run, progress=False)
+    assert _contents(tmp_path / "run.replaced-1") == before
+    assert (run / "metrics.json").is_file() and _contents(run) != before
