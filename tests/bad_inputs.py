@@ -816,6 +816,17 @@ CLASS_TESTS = [
     ("the tiny pipeline's jobs killed (SIGKILL) at random points: the rerun's outputs are an "
      "uninterrupted run's, no finished file lost",
      "tests/pipelines/test_workflow.py::test_jobs_killed_at_random_points_rerun_to_the_same_outputs"),
+    ("a retried training (--resume-if-same) over a finished run, each way in (a dataset not "
+     "there, a FASTA as the dataset, a device not there): one line, every file of the run kept",
+     "tests/train/test_retry.py::test_a_retry_whose_inputs_are_wrong_fails_with_the_finished_run_intact"),
+    ("a retry of another config, or on a dataset rebuilt since: the run moved aside whole, "
+     "never deleted", "tests/train/test_retry.py"),
+    ("a run's config.yaml edited after training: refused where the change matters (the model's "
+     "keys to evaluate; any key but the budget's to resume), naming the key",
+     "tests/train/test_run_config.py::test_a_config_edited_after_training_is_refused_where_it_matters"),
+    ("scan parts, exported motifs or a dataset that do not belong together, and a .fai that no "
+     "longer describes its FASTA: one line naming the piece, or the index rebuilt",
+     "tests/export/test_scan_parts.py"),
 ]  # fmt: skip
 
 
@@ -1014,6 +1025,56 @@ PROVENANCE_CASES: list[Case] = [
 ]  # fmt: skip
 CASES += PROVENANCE_CASES
 # === end of the provenance and stale-index block ============================================
+
+
+# === retries and edited runs (issue 75, items 2 and 4; the rules' config blocks, issue 72) ===
+# A retried training must not lose the finished run it finds (its every file is kept: the
+# catalogue's check that nothing the user had was removed), a run's config.yaml edited after
+# training is refused where it changes the model, and the training rules' old flat keys name
+# their new place.
+
+
+def _swapped_dilations(folder: Path) -> None:
+    """The run's config.yaml with h's two dilations in the other order (same tensor shapes)."""
+    config = folder / "run" / "config.yaml"
+    text = config.read_text()
+    dilations = "  head_dilations:\n  - 1\n  - 4\n"
+    assert dilations in text
+    config.write_text(text.replace(dilations, "  head_dilations:\n  - 4\n  - 1\n"))
+
+
+_RETRY = ["train", "--task", "splicing", "--preset", "tiny", "--resume-if-same", "--out", "run",
+          "--no-progress"]  # fmt: skip
+RETRY_CASES: list[Case] = [
+    Case("retry-finished-run-dataset-gone", "retries and edited runs",
+         "a retried training (--resume-if-same) over a finished run, its dataset not there",
+         {}, [*_RETRY, "--dataset", "gone.h5"], needs_run="sites",
+         expect=["gone.h5: dataset file not found"]),
+    Case("retry-finished-run-fasta-as-dataset", "retries and edited runs",
+         "the same, a FASTA given as the dataset", {"genome.fa": fasta()},
+         [*_RETRY, "--dataset", "genome.fa"], needs_run="sites",
+         expect=["genome.fa: not a sparling-genomics dataset"]),
+    Case("run-config-edited-after-training", "retries and edited runs",
+         "a finished run whose config.yaml was edited after training (h's dilations; the "
+         "tensors keep their shapes)", {"edit": _swapped_dilations},
+         ["evaluate", "--model", "run"], needs_run="sites",
+         expect=["model.head_dilations is", "but the run was trained with",
+                 "(recorded in final.pt); put it back, or train a new run"]),
+    Case("set-renamed-rule-key", "retries and edited runs",
+         "a training rule's setting by its old flat name",
+         {}, ["train", "--task", "planted", "--preset", "tiny", "--set",
+              "annealing.rollback_samples=5000", "--out", "run"],
+         expect=["--set: config key 'annealing.rollback_samples' is now "
+                 "'annealing.rollback.samples'"]),
+    Case("set-removed-setting", "retries and edited runs",
+         "a setting that was tried and removed (the co-firing penalty)",
+         {}, ["train", "--task", "planted", "--preset", "tiny", "--set",
+              "model.sparse.cofire_weight=0.1", "--out", "run"],
+         expect=["--set: config key 'model.sparse.cofire_weight' was removed (docs/method.md, "
+                 "'Tried and removed')"]),
+]  # fmt: skip
+CASES += RETRY_CASES
+# === end of the retries and edited runs block ==============================================
 
 
 @contextmanager
