@@ -182,7 +182,7 @@ def planted_part(out: Path, only: str | None = None) -> dict:
         ConceptSettings,
         extract_run_concepts,
     )
-    from sparling_genomics.runners.motifs import export_run_motifs
+    from sparling_genomics.runners.export import export_run_motifs
 
     torch.set_num_threads(1)
     sets = {}

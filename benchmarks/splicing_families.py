@@ -20,7 +20,7 @@ from sparling_genomics.evaluate.composition import refine_label
 from sparling_genomics.evaluate.intron_null import enriched_bins
 from sparling_genomics.evaluate.positions import positional_summary, significant_bins
 from sparling_genomics.rundir import MOTIFS_SUMMARY, motifs_dir
-from sparling_genomics.runners.motifs import export_run_motifs
+from sparling_genomics.runners.export import export_run_motifs
 
 Q = 0.05  # significance of a positional bin (Benjamini-Hochberg q, as the export's summary)
 #: "15-40 nt upstream of acceptors": the bins that overlap it, ending at or before -15 nt
