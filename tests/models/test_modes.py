@@ -16,9 +16,8 @@ def test_eval_mode_evaluates_inside_and_restores_the_mode_after(training):
 
 def test_eval_mode_restores_the_mode_when_the_block_raises():
     model = nn.BatchNorm1d(3).train()
-    with pytest.raises(RuntimeError, match="boom"):
-        with eval_mode(model):
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"), eval_mode(model):
+        raise RuntimeError("boom")
     assert model.training
 
 
