@@ -170,7 +170,8 @@ def _naive_rate(run: Path, genome, gff: Path, rows: list[tuple]) -> float:
     from sparling_genomics.models.splice import SpliceAIHead
     from sparling_genomics.train.loading import load_run
 
-    _, task, model, device = load_run(run)
+    loaded = load_run(run)
+    task, model, device = loaded.task, loaded.model, loaded.device
     genes = GeneStrands.from_annotation(read_annotation(gff, dict(genome.lengths)))
     alleles = []
     for seqid, pos, _, ref, alt in rows:

@@ -42,7 +42,8 @@ def report(tag: str, model, task, device) -> list[float]:
 
 def main(run: Path, mode: str, samples: int) -> None:
     torch.manual_seed(0)
-    config, task, model, device = load_run(run, device="cpu")
+    loaded = load_run(run, device="cpu")
+    config, task, model, device = loaded.config, loaded.task, loaded.model, loaded.device
     alpha = report("before", model, task, device)
     optimizer = torch.optim.Adam(
         model.trainable_parameters(), lr=config.train.lr * config.train.final_lr_scale

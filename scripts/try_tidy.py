@@ -51,7 +51,8 @@ def report(tag: str, model, task, device) -> None:
 
 def main(run: Path, mode: str, samples: int, lr_scale: float) -> None:
     torch.manual_seed(0)
-    config, task, model, device = load_run(run, device="cpu")
+    loaded = load_run(run, device="cpu")
+    config, task, model, device = loaded.config, loaded.task, loaded.model, loaded.device
     report("before", model, task, device)
     lr = config.train.lr * config.train.final_lr_scale * lr_scale
     optimizer = torch.optim.Adam(model.trainable_parameters(), lr=lr)

@@ -16,8 +16,9 @@ from sparling_genomics.train.channel_resample import wasted_motifs
 from sparling_genomics.train.loading import load_run
 
 for run in sys.argv[1:]:
-    config, task, model, device = load_run(Path(run))
-    found = wasted_motifs(model, task, batch_size=64, device=device, budget=model.learned)
+    loaded = load_run(Path(run))
+    found = wasted_motifs(loaded.model, loaded.task, batch_size=64, device=loaded.device,
+                          budget=loaded.model.learned)  # fmt: skip
     picked = found["picked"]
     metrics = json.loads((Path(run) / "metrics.json").read_text())
     resample = (metrics.get("annealing") or {}).get("resample") or {}

@@ -69,13 +69,14 @@ def export_run_motifs(
     ``reference_motifs``); ``positions``: the positional statistics' settings (site tasks)."""
     run = Path(run)
     out = Path(out) if out is not None else motifs_dir(run)
-    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    task, model, config = loaded.task, loaded.model, loaded.config
     dataset = getattr(task, "data", None) if task.scoring == "sites" else None
     # Site tasks know their split's size (a bar with an end); the others count up.
     total = len(task.eval_indices(split)) if hasattr(task, "eval_indices") else None
     with Counter(f"export: {split} windows", total=total, unit="window") as counter:
         windows, _, background, sites = channel_site_windows(
-            model, task, split, batch_size=config.train.eval_batch_size, device=torch_device,
+            model, task, split, batch_size=config.train.eval_batch_size, device=loaded.device,
             progress=counter.update,
         )
     motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
@@ -132,10 +133,10 @@ def export_run_motifs(
         members = {f.motif.id: sorted({c for m in f.members for c in groups[m.channel]})
                    for f in family_list}  # fmt: skip
         with Counter("export: family effects", total=2, unit="step") as counter:
-            effects = family_effects(model, task, split, members, device=torch_device,
+            effects = family_effects(model, task, split, members, device=loaded.device,
                                      batch_size=config.train.eval_batch_size)  # fmt: skip
             counter.update(1)
-            composition = composition_control(model, task, split, members, device=torch_device,
+            composition = composition_control(model, task, split, members, device=loaded.device,
                                               batch_size=config.train.eval_batch_size)
             counter.update(1)
         add_family_effects(families, effects)

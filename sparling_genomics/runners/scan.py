@@ -70,13 +70,14 @@ def scan_run_to_tracks(
     ``precision``: the model's arithmetic (``export.scan.PRECISIONS``)."""
     run, out = Path(run), Path(out)
     motifs, offsets = _exported_motifs(run, motifs_dir, out)
-    _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    task, model = loaded.task, loaded.model
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
     rf = int(model.g.receptive_field)
     began = time.perf_counter()
     if part is not None:
-        return _scan_part(model, genome, out, part, chunk, torch_device, precision)
+        return _scan_part(model, genome, out, part, chunk, loaded.device, precision)
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     try:
@@ -85,12 +86,12 @@ def scan_run_to_tracks(
                 scan_seconds = _gather_parts(genome, out, gather, chunk, precision, store)
             else:
                 with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
-                    scan_genome(model, genome, chunk=chunk, device=torch_device,
+                    scan_genome(model, genome, chunk=chunk, device=loaded.device,
                                 progress=counter.update, precision=precision,
                                 keep=store.add)  # fmt: skip
                 scan_seconds = time.perf_counter() - began
             return _write_scan(run, out, fasta, genome, store, motifs, offsets, rf,
-                               bigwig=bigwig, device=torch_device, precision=precision,
+                               bigwig=bigwig, device=loaded.device, precision=precision,
                                gather=gather, scan_seconds=scan_seconds, began=began)  # fmt: skip
     except BaseException:
         if made:  # a failed or killed scan leaves no folder it made

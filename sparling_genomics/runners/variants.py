@@ -83,7 +83,8 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
     run, out = Path(run), Path(out)
     if distance < 0:
         raise InputError(f"--distance {distance}: must be >= 0")
-    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    config, task, model = loaded.config, loaded.task, loaded.model
     if getattr(task, "scoring", None) != "sites":
         raise InputError(f"{run}: a {config.task} run has no site classes to score variants on")
     fasta, gff = recorded_sources(run, task, fasta, gff)
@@ -112,7 +113,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
                 jobs = _jobs(records, genes)
                 alleles = [j[1] for j in jobs]
                 effects = score_alleles(model, genome.fetch, alleles, classes, context=context,
-                                        distance=distance, device=torch_device)  # fmt: skip
+                                        distance=distance, device=loaded.device)  # fmt: skip
                 writer.write(records, jobs, effects, genome)
                 counter.update(sum(a.skip is None for r in records for a in r.alleles))
 
@@ -140,7 +141,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
         "strands": "of the overlapping genes; both where none" if gff else
                    "both (no annotation)",  # fmt: skip
         "distance": distance, "classes": classes, "delta_keys": [[c, g, s] for c, g, s in keys],
-        "device": str(torch_device), "families_exported": exported,
+        "device": str(loaded.device), "families_exported": exported,
         "counts": counts | {"scored_strands": stats.rows},
         "skipped": {k: {"alleles": int(reader.counts[k]), "why": SKIP_REASONS[k]}
                     for k in SKIP_REASONS},  # fmt: skip
