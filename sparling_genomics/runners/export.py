@@ -33,6 +33,7 @@ from ..export.family_files import (
 )
 from ..export.formats import write_motif_files
 from ..export.logos import write_logos
+from ..export.motif_summary import write_motifs_summary
 from ..export.motifs import (
     channel_site_windows,
     context_offset,
@@ -43,9 +44,8 @@ from ..export.motifs import (
 from ..export.naming import jaspar_targets, match_dict, name_motifs, write_tomtom
 from ..export.reference_motifs import kl_to_annotated, motif_file_targets, splicing_reference
 from ..genome.pwm import information_content
-from ..io import write_json_atomic
 from ..progress import Counter
-from ..rundir import FAMILIES_DIR, MOTIFS_SUMMARY, motifs_dir
+from ..rundir import FAMILIES_DIR, motifs_dir
 from ..train.loading import load_run
 
 
@@ -170,5 +170,5 @@ def export_run_motifs(
         "shuffled_control": naming["control"],
         "files": {k: str(v.name) for k, v in files.items()},
     }
-    write_json_atomic(out / MOTIFS_SUMMARY, summary)
+    write_motifs_summary(out, summary)
     return summary

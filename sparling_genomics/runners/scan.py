@@ -26,7 +26,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..export.browser import BrowserTracks, write_browser_files
-from ..export.formats import ExportedMotif, read_meme_motifs
+from ..export.formats import ExportedMotif
+from ..export.motif_summary import exported_motifs
 from ..export.scan import (
     SiteTable,
     activation_track,
@@ -39,7 +40,7 @@ from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tr
 from ..genome.fasta import Genome
 from ..io import atomic_path, safe_child, write_json_atomic
 from ..progress import Counter
-from ..rundir import MOTIFS_MEME, MOTIFS_SUMMARY, SCAN_SUMMARY
+from ..rundir import SCAN_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
 
@@ -155,30 +156,13 @@ def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteS
 
 
 def _exported_motifs(run: Path, motifs_dir, out: Path) -> tuple[list[ExportedMotif], dict]:
-    """The run's exported motifs (``motifs.json`` + ``motifs.meme``) and each channel's
-    trimmed offset; one-line errors for a missing or mismatched export, or an id that would
-    leave ``out``."""
-    motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
-    summary_path = motifs_dir / MOTIFS_SUMMARY
-    if not summary_path.is_file():
-        raise InputError(f"{motifs_dir}: no {MOTIFS_SUMMARY}; run `sparling-genomics export` first")
-    summary = json.loads(summary_path.read_text())
-    meme = read_meme_motifs(motifs_dir / MOTIFS_MEME)
-    listed = [m["id"] for m in summary["motifs"]]
-    if [key.split()[0] for key in meme] != listed:
-        raise InputError(
-            f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
-            f"({len(meme)} vs {len(listed)}); export again"
-        )
-    motifs, offsets = [], {}
-    for entry, probs in zip(summary["motifs"], meme.values()):
-        safe_child(out, entry["id"], ".bw")  # refuse ids that could leave OUT, before any work
-        motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
-                                    (entry["name"] or "").replace(" ", "_"),
-                                    entry["channel"], entry["offset"],
-                                    entry.get("family") or ""))  # fmt: skip
-        offsets[entry["channel"]] = int(entry["offset"])
-    return motifs, offsets
+    """The run's exported motifs (``export.motif_summary``: ``motifs.json`` + ``motifs.meme``
+    of ``motifs_dir``, default ``RUN/motifs``) and each channel's trimmed offset; a one-line
+    error for an id that would leave ``out``, before any work."""
+    motifs = exported_motifs(Path(motifs_dir) if motifs_dir else run_motifs_dir(run))
+    for m in motifs:
+        safe_child(out, m.id, ".bw")
+    return motifs, {m.channel: int(m.offset) for m in motifs}
 
 
 def part_path(out: Path, part: int, parts: int) -> Path:

@@ -19,7 +19,6 @@ else the run's dataset's), both where no gene overlaps (``genome/gene_strands.py
 from __future__ import annotations
 
 import heapq
-import json
 import time
 from collections import Counter
 from contextlib import ExitStack
@@ -29,6 +28,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..evaluate.variant_effects import Allele, score_alleles
+from ..export.motif_summary import read_motifs_summary
 from ..genome.annotation import read_annotation
 from ..genome.chromosomes import sequence_names
 from ..genome.fasta import Genome
@@ -37,7 +37,7 @@ from ..genome.sequence import decode
 from ..genome.vcf import SKIP_REASONS, VcfReader
 from ..io import atomic_path, write_json_atomic
 from ..progress import Counter as ProgressCounter
-from ..rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY
+from ..rundir import VARIANTS_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
 
@@ -56,12 +56,11 @@ def delta_keys(classes: list[str]) -> list[tuple[str, str, str]]:
 def motif_labels(motifs_dir: Path, channels: int) -> tuple[list[str], list[str], bool]:
     """Per channel: its family label (family id, and name where it has one) and motif id,
     from ``export``'s ``motifs.json``; ``c<channel>`` ids when the run is not exported."""
-    path = Path(motifs_dir) / MOTIFS_SUMMARY
     ids = [f"c{c:02d}" for c in range(channels)]
     family = list(ids)
-    if not path.is_file():
+    summary = read_motifs_summary(motifs_dir, missing_ok=True)
+    if summary is None:
         return family, ids, False
-    summary = json.loads(path.read_text())
     names = {f["id"]: (f.get("name") or "").split(" ")[0]
              for f in (summary.get("families") or {}).get("families", [])}  # fmt: skip
     for m in summary.get("motifs", []):

@@ -5,10 +5,12 @@ import html
 import json
 import re
 
+from sparling_genomics.export.motif_summary import read_motifs_summary
+
 
 def test_report_is_self_contained_and_names_every_motif(planted_tiny):
     text = planted_tiny.report.read_text()
-    summary = json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())
+    summary = read_motifs_summary(planted_tiny.run / "motifs")
     for m in summary["motifs"]:
         assert m["id"] in text and m["consensus"] in text
     sources = re.findall(r'src="([^"]+)"', text)

@@ -1,11 +1,11 @@
 """`export` on a tiny planted run: the files, the summary, the families, the core channels."""
 
-import json
+from sparling_genomics.export.motif_summary import read_motifs_summary
 
 
 def test_export_writes_every_format_and_a_summary(planted_tiny):
     out = planted_tiny.run / "motifs"
-    summary = json.loads((out / "motifs.json").read_text())
+    summary = read_motifs_summary(out)
     names = {"motifs.meme", "motifs.jaspar", "motifs.transfac", "motifs.homer", "tomtom.tsv",
              "motifs.json", "logos"}  # fmt: skip
     assert names <= {p.name for p in out.iterdir()}
@@ -29,7 +29,7 @@ def test_export_clusters_the_motifs_into_families(planted_tiny):
     from sparling_genomics.export.formats import read_meme_motifs
 
     out = planted_tiny.run / "motifs"
-    summary = json.loads((out / "motifs.json").read_text())
+    summary = read_motifs_summary(out)
     block = summary["families"]
     members = [m["id"] for f in block["families"] for m in f["members"]]
     assert sorted(members) == sorted(m["id"] for m in summary["motifs"])  # each in one family
@@ -51,7 +51,7 @@ def test_core_channels_are_exported_marked_and_named_for_their_class(cli, tiny_d
     assert trained.returncode == 0, trained.stderr
     exported = cli("export", "--model", run, "--min-sites", "1")
     assert exported.returncode == 0, exported.stderr
-    summary = json.loads((run / "motifs" / "motifs.json").read_text())
+    summary = read_motifs_summary(run / "motifs")
     marked = {m["channel"]: m["core"] for m in summary["motifs"] if m["core"]}
     assert marked == {8: "acceptor", 9: "donor"}  # after the 8 learned channels
     meme = (run / "motifs" / "motifs.meme").read_text()

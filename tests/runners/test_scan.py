@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from sparling_genomics.export.motif_summary import read_motifs_summary
 from tests.conftest import TINY_FASTA, TINY_GFF, train_tiny_splicing_run
 
 OTHER = "otherchr1"
@@ -94,7 +95,7 @@ def test_scan_bed9_is_valid_sorted_and_in_sequence_coordinates(planted_tiny):
     import pybedtools
 
     rows = _bed(planted_tiny)
-    summary = json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())
+    summary = read_motifs_summary(planted_tiny.run / "motifs")
     colours = {}
     for row in rows:
         assert len(row) == 9
