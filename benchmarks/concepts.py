@@ -182,7 +182,7 @@ def planted_part(out: Path, only: str | None = None) -> dict:
         ConceptSettings,
         extract_run_concepts,
     )
-    from sparling_genomics.runners.motifs import export_run_motifs
+    from sparling_genomics.runners.export import export_run_motifs
 
     torch.set_num_threads(1)
     sets = {}
@@ -260,14 +260,14 @@ def measures_part(out: Path, windows: int = 400) -> dict:
     torch.set_num_threads(1)
     motifs = list(PLANTED_MOTIFS)
     runs = trained_runs(out, "default", motifs)
-    config, task, model, device = load_run(runs["baseline"])
-    length = config.data.length
-    layer = dna_layer_rows(model, task, "hidden", "test", offset=0, batch_size=500,
-                           device=device, max_rows=windows * length * 2)  # fmt: skip
+    baseline = load_run(runs["baseline"])
+    task, length = baseline.task, baseline.config.data.length
+    layer = dna_layer_rows(baseline.model, task, "hidden", "test", offset=0, batch_size=500,
+                           device=baseline.device, max_rows=windows * length * 2)  # fmt: skip
     keep = layer.where[:, 0] < windows
     rows, where = layer.rows[keep], layer.where[keep]
     labels = _presence(task, windows, length, len(motifs))
-    half = int(model.g.receptive_field) // 2
+    half = int(baseline.model.g.receptive_field) // 2
     result = {"windows": windows, "positions": int(windows * length), "pool": half,
               "concepts_code": concepts_code(), "methods": {}}  # fmt: skip
 
@@ -294,11 +294,11 @@ def measures_part(out: Path, windows: int = 400) -> dict:
         block, k = chosen[method]
         result["methods"][method] = {**probe(acts[0]), "block": block, "k": k,
                                      "mppc": round(float(np.mean(pairs)), 4)}  # fmt: skip
-    _, stask, smodel, sdevice = load_run(runs["sparling"])
+    sparling = load_run(runs["sparling"])
     feats = []
-    for batch in stask.eval_batches("test", 500):
+    for batch in sparling.task.eval_batches("test", 500):
         with torch.no_grad():
-            feats.append(smodel.motifs(batch.x.to(sdevice)).float().cpu().numpy())
+            feats.append(sparling.model.motifs(batch.x.to(sparling.device)).float().cpu().numpy())
     m = np.concatenate(feats)[:windows]  # (windows, channels, length)
     result["methods"]["sparling channels"] = {
         **probe(m.transpose(0, 2, 1).reshape(-1, m.shape[1])), "mppc": None}

@@ -19,8 +19,9 @@ import json
 import time
 from pathlib import Path
 
+from sparling_genomics.export.motif_summary import motifs_summary_path
 from sparling_genomics.io import write_json_atomic
-from sparling_genomics.rundir import MOTIFS_SUMMARY, motifs_dir, read_metrics
+from sparling_genomics.rundir import motifs_dir, read_metrics
 from sparling_genomics.train.run_config import resolve_config
 
 from .report import concepts_code, run_or_resume
@@ -60,7 +61,7 @@ def earlier_export_seconds(out: Path) -> float | None:
     """The seconds Sparling's export took when an earlier run of this part made it (the
     export is then read, in no time), else None."""
     earlier = Path(out) / "bench_concepts_splicing.json"
-    sparling = motifs_dir(Path(out) / "splicing_sparling") / MOTIFS_SUMMARY
+    sparling = motifs_summary_path(motifs_dir(Path(out) / "splicing_sparling"))
     if not (earlier.exists() and sparling.exists()):
         return None
     seconds = json.loads(earlier.read_text())["methods"]["sparling"]["seconds"]

@@ -49,7 +49,7 @@ def _diagnose(run: Path, **kwargs) -> dict:
     """The run's diagnostics: reused when newer than its last series checkpoint."""
     import json
 
-    from sparling_genomics.runners.diagnostics import diagnose_run
+    from sparling_genomics.runners.diagnose import diagnose_run
 
     path = diagnostics_dir(run) / DIAGNOSTICS_SUMMARY
     series = series_checkpoints(run)

@@ -28,7 +28,7 @@ def run_motif_export_benchmark(
     preset: str = "cpu",
     benchmarks_md: Path = Path("BENCHMARKS.md"),
 ) -> Path:
-    from sparling_genomics.runners.motifs import export_run_motifs
+    from sparling_genomics.runners.export import export_run_motifs
 
     out = Path(out)
     rows = []

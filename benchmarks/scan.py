@@ -37,7 +37,7 @@ def run_scan_benchmark(
     from sparling_genomics.genome.fasta import Genome
     from sparling_genomics.genome.references import load_reference
     from sparling_genomics.genome.sequence import one_hot
-    from sparling_genomics.runners.tracks import scan_run_to_tracks
+    from sparling_genomics.runners.scan import scan_run_to_tracks
 
     run, out = Path(run), Path(out)
     fasta = load_reference(reference).fasta

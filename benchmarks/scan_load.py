@@ -185,7 +185,8 @@ def run_scan_load_benchmark(
 
     result: dict = {"benchmark": "scan-load", "run": str(run), "reference": reference,
                     "machine": machine_description(), "inputs": {}}  # fmt: skip
-    _, _, model, device = load_run(run)
+    loaded = load_run(run)
+    model, device = loaded.model, loaded.device
     for label, fasta in (("contigs", contigs_fasta), ("chromosome", chr1_fasta)):
         scan = _scan_child(run, fasta, out / f"{label}_tracks")
         genome = Genome(fasta)

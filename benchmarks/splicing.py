@@ -102,9 +102,9 @@ def channel_report(run: Path, *, max_windows: int = 0, top: int = 5) -> tuple[li
     """Per motif channel of a Sparling splicing run (learned channels, then any core's):
     sites, PWM consensus, GT/AG bits; and the measurements across channels (near-copies,
     core PWMs against the annotated sites')."""
-    config, task, model, device = load_run(run)
-    data = task.data
-    index = task.eval_indices("test")
+    loaded = load_run(run)
+    model, data, device = loaded.model, loaded.task.data, loaded.device
+    index = loaded.task.eval_indices("test")
     if max_windows:
         index = index[:max_windows]
     half = data.context // 2

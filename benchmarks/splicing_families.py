@@ -13,14 +13,14 @@ preferred spacing between two different families.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from sparling_genomics.evaluate.composition import refine_label
 from sparling_genomics.evaluate.intron_null import enriched_bins
 from sparling_genomics.evaluate.positions import positional_summary, significant_bins
-from sparling_genomics.rundir import MOTIFS_SUMMARY, motifs_dir
-from sparling_genomics.runners.motifs import export_run_motifs
+from sparling_genomics.export.motif_summary import read_motifs_summary
+from sparling_genomics.rundir import motifs_dir
+from sparling_genomics.runners.export import export_run_motifs
 
 Q = 0.05  # significance of a positional bin (Benjamini-Hochberg q, as the export's summary)
 #: "15-40 nt upstream of acceptors": the bins that overlap it, ending at or before -15 nt
@@ -44,10 +44,8 @@ INTRON_BRANCH = (-45, -18)
 def export_or_read(run: Path) -> dict:
     """``RUN/motifs/motifs.json``: read when an earlier benchmark run exported it, else exported
     now (the export's whole output, as the ``export`` verb writes it)."""
-    path = motifs_dir(run) / MOTIFS_SUMMARY
-    if path.exists():
-        return json.loads(path.read_text())
-    return export_run_motifs(run)
+    summary = read_motifs_summary(motifs_dir(run), missing_ok=True)
+    return summary if summary is not None else export_run_motifs(run)
 
 
 def branch_point_like(block: dict) -> bool:

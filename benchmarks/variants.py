@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sparling_genomics.rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY, config_path, motifs_dir
+from sparling_genomics.export.motif_summary import read_motifs_summary
+from sparling_genomics.rundir import VARIANTS_SUMMARY, config_path, motifs_dir
 
 from .floors import (
     VARIANTS_ALLELES_PER_SECOND,
@@ -169,7 +170,8 @@ def _naive_rate(run: Path, genome, gff: Path, rows: list[tuple]) -> float:
     from sparling_genomics.models.splice import SpliceAIHead
     from sparling_genomics.train.loading import load_run
 
-    _, task, model, device = load_run(run)
+    loaded = load_run(run)
+    task, model, device = loaded.task, loaded.model, loaded.device
     genes = GeneStrands.from_annotation(read_annotation(gff, dict(genome.lengths)))
     alleles = []
     for seqid, pos, _, ref, alt in rows:
@@ -189,10 +191,11 @@ def _naive_rate(run: Path, genome, gff: Path, rows: list[tuple]) -> float:
     return len(rows) / seconds
 
 
-def _truth(scores: Path, changes: Path, motifs_json: Path) -> dict:
+def _truth(scores: Path, changes: Path, motifs: Path) -> dict:
     """Per site class: share of site mutations with loss >= 0.5 and with the core family
-    named destroyed; intron mid-points: the median and 95th percentile of the largest delta."""
-    summary = json.loads(motifs_json.read_text()) if motifs_json.is_file() else {"motifs": []}
+    named destroyed (the core families from folder ``motifs``' export, none where it has
+    none); intron mid-points: the median and 95th percentile of the largest delta."""
+    summary = read_motifs_summary(motifs, missing_ok=True) or {"motifs": []}
     core_family = {m["core"]: m.get("family") for m in summary["motifs"] if m.get("core")}
     destroyed = set()
     with open(changes) as fh:
@@ -240,14 +243,14 @@ def _truth_runs(run: Path, out: Path, genome, gff: Path, blocks: dict, fasta: Pa
     write_vcf(out / "truth.vcf", sites + introns)
     truth_run = run_variants_verb(run, out / "truth.vcf", out / "truth", fasta, gff)
     truth = _truth(out / "truth" / "variant_scores.tsv", out / "truth" / "motif_changes.tsv",
-                   motifs_dir(run) / MOTIFS_SUMMARY)  # fmt: skip
+                   motifs_dir(run))  # fmt: skip
     compared = None
     if compare is not None:  # the same mutations through another model (e.g. the baseline)
         compare = Path(compare)
         other = run_variants_verb(compare, out / "truth.vcf", out / "truth_compare", fasta, gff)
         compared = _truth(out / "truth_compare" / "variant_scores.tsv",
                           out / "truth_compare" / "motif_changes.tsv",
-                          motifs_dir(compare) / MOTIFS_SUMMARY) | {
+                          motifs_dir(compare)) | {
             "run": str(compare), "seconds": other["seconds"]}  # fmt: skip
     return truth | {"seconds": truth_run["seconds"]}, compared
 

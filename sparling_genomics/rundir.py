@@ -15,7 +15,8 @@ A training run lives in one folder::
 
 Every module that reads or writes one of these goes through the names here. This module sits
 at the bottom of the package (beside ``io`` and ``errors``): it knows files, not tasks or
-models; checkpoint contents are ``train.checkpoint``'s.
+models; checkpoint contents are ``train.checkpoint``'s, and ``motifs.json`` is read and
+written by ``export.motif_summary``, beside the motif files it summarises.
 """
 
 from __future__ import annotations

@@ -128,13 +128,13 @@ def _pickle_checkpoint(folder: Path) -> None:
 
 
 def _escaping_motif_id(folder: Path) -> None:
-    import json
+    from sparling_genomics.export.motif_summary import read_motifs_summary, write_motifs_summary
 
     motifs = folder / "run" / "motifs"
-    summary = json.loads((motifs / "motifs.json").read_text())
+    summary = read_motifs_summary(motifs)
     old = summary["motifs"][0]["id"]
     summary["motifs"][0]["id"] = "../../escaped"
-    (motifs / "motifs.json").write_text(json.dumps(summary))
+    write_motifs_summary(motifs, summary)
     meme = (motifs / "motifs.meme").read_text()
     (motifs / "motifs.meme").write_text(meme.replace(f"MOTIF {old}", "MOTIF ../../escaped", 1))
 
@@ -559,12 +559,12 @@ CASES: list[Case] = [
     Case("scan-no-motifs", "trained runs", "scan before export (no motifs)",
          {"genome.fa": fasta(), "tamper": _no_motifs},
          ["scan", "--model", "run", "--fasta", "genome.fa", "--out", "tracks"],
-         expect=["run/motifs: no motifs.json; run `sparling-genomics export` first"],
+         expect=["run/motifs/motifs.json: missing (run `sparling-genomics export` first)"],
          needs_run=True),
     Case("stability-no-motifs", "trained runs", "seed stability over a run not yet exported",
          {"tamper": _no_motifs},
          ["stability", "--model", "run", "--model", "run", "--out", "stability.json"],
-         expect=["run: no motifs/motifs.json (run `sparling-genomics export` first)"],
+         expect=["run/motifs/motifs.json: missing (run `sparling-genomics export` first)"],
          needs_run=True),
     Case("scan-escaping-id", "trained runs", "edited motif files whose motif id is '../../escaped'",
          {"genome.fa": fasta(), "tamper": _escaping_motif_id},
@@ -908,7 +908,7 @@ _PARTS = ["--chunk", "3000"]
 
 
 def _scan_part(folder: Path, index: int, run: str = "run", genome: str = "genome.fa") -> None:
-    from sparling_genomics.runners.tracks import scan_run_to_tracks
+    from sparling_genomics.runners.scan import scan_run_to_tracks
 
     scan_run_to_tracks(folder / run, folder / genome, folder / "tracks", chunk=3000,
                        part=(index, 2))

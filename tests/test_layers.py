@@ -6,8 +6,8 @@ Layers, bottom to top (a module may import its own layer and those below)::
     ->  train  ->  export  ->  report  ->  runners  ->  cli
 
 ``export`` holds motifs and tracks, ``report`` the HTML page and its sections and figures,
-``runners`` what each verb runs over a run folder (one module a verb; no runner imports
-another), ``cli`` the verbs' argument parsing.
+``runners`` what each verb runs over a run folder (one module a verb, named after it; no
+runner imports another), ``cli`` the verbs' argument parsing.
 
 ``benchmarks/`` (``python -m benchmarks``, outside the installed package) sits above all of it:
 benchmarks import the package as its users do, the package never imports a benchmark, and the
@@ -340,6 +340,15 @@ def test_no_runner_imports_another_runner():
            if layer_of(module) == "runners" for target in sorted(targets)
            if layer_of(target) == "runners" and target != f"{PACKAGE}.runners"]  # fmt: skip
     assert not bad, "runners importing runners:\n" + "\n".join(bad)
+
+
+def test_every_runner_is_named_after_its_verb():
+    """``runners/scan.py`` runs ``scan``: a runner's module name is the verb it runs."""
+    from sparling_genomics.cli.main import main
+
+    runners = {name.rpartition(".")[2] for name in module_names()
+               if layer_of(name) == "runners" and name != f"{PACKAGE}.runners"}  # fmt: skip
+    assert runners and not runners - set(main.commands), sorted(runners - set(main.commands))
 
 
 def test_the_private_name_check_sees_one(tmp_path):

@@ -30,7 +30,7 @@ def diagnose(run, out, layer, max_points, sample, max_eval, diagram_steps, run_d
     """Persistent homology, intrinsic dimension (and Fourier spectrum) of RUN's checkpoints."""
     from ..errors import InputError
     from ..rundir import diagnostics_dir
-    from ..runners.diagnostics import describe, diagnose_run
+    from ..runners.diagnose import describe, diagnose_run
 
     try:
         steps = [int(s) for s in diagram_steps.split(",")] if diagram_steps else None

@@ -58,7 +58,7 @@ def export(run, out, split, min_sites, jaspar_release, jaspar_collection, jaspar
     from ..config import merge, parse_override
     from ..evaluate.positions import PositionSettings
     from ..export.families import FamilySettings
-    from ..runners.motifs import export_run_motifs
+    from ..runners.export import export_run_motifs
 
     family = FamilySettings()
     for text in family_sets:
@@ -138,7 +138,7 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, precision, pa
     import json
 
     from ..genome.references import load_reference
-    from ..runners.tracks import scan_run_to_tracks
+    from ..runners.scan import scan_run_to_tracks
 
     if fasta and reference:
         raise InputError("give --fasta or --reference, not both")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..models.modes import eval_mode
 from ..tasks.base import Task, first_eval_batches
 
 #: A family firing at least half as often on dinucleotide-shuffled windows reads composition.
@@ -58,9 +59,7 @@ def composition_control(
     real = np.zeros(len(names), np.int64)
     shuffled = np.zeros(len(names), np.int64)
     bases = seen = 0
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         for batch in first_eval_batches(task, split, batch_size, windows):
             x = batch.x
             mixed = dinucleotide_shuffle(x, n=1, random_state=seed + seen, allow_N=True)[:, 0]
@@ -70,8 +69,6 @@ def composition_control(
                 counts += [int(active[families[n]].sum()) for n in names]
             bases += int(x.shape[0] * x.shape[-1])
             seen += len(x)
-    finally:
-        model.train(was_training)
     out = {"windows": seen, "bases": bases, "threshold": COMPOSITION_RATIO, "families": {}}
     for i, name in enumerate(names):
         ratio = float(shuffled[i] / real[i]) if real[i] else None

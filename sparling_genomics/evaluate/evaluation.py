@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..models.modes import eval_mode
 from ..models.sparling import SparlingModel
 from ..tasks.base import Batch, Task
 from .glyphs import GlyphAccumulator
@@ -178,16 +179,12 @@ def evaluate_model(
     """
     scorer = SCORERS[task.scoring](task, model, motif_metrics=motif_metrics)
     patches = glyph_accumulator(model, task) if glyphs else None
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         for batch in task.eval_batches(split, batch_size):
             outputs = model(batch.x.to(device))
             scorer.add(outputs, batch)
             if patches is not None:
                 patches.add(batch.x.numpy(), outputs["motifs"].float().cpu().numpy())
-    finally:
-        model.train(was_training)
     result = scorer.result()
     if patches is not None and result.motif is not None:
         result.motif["glyphs"] = patches.result(result.motif.get("channel_to_symbol"))

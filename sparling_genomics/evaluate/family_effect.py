@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..models.modes import eval_mode
 from ..tasks.base import Task, first_eval_batches
 from .site_metrics import site_metrics
 
@@ -66,9 +67,7 @@ def family_effects(
     odds: dict[str | None, list[list[np.ndarray]]] = {n: [] for n in [None, *names]}
     labels: list[np.ndarray] = []
     seen = 0
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         for batch in first_eval_batches(task, split, batch_size, windows):
             x = batch.x.to(device)
             layer, residual = model.layer_and_residual(x)
@@ -85,8 +84,6 @@ def family_effects(
                 probs[name].append(np.asarray(p[keep], dtype=np.float32))
                 odds[name].append(_log_odds_at_sites(logits, y, len(classes)))
             seen += len(batch)
-    finally:
-        model.train(was_training)
     truth = np.concatenate(labels)
     intact = site_metrics(np.concatenate(probs.pop(None)), truth, classes)
     base_odds = [np.concatenate(parts) for parts in zip(*odds.pop(None))]

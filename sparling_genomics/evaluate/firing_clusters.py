@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from sklearn.cluster import KMeans
 
+from ..models.modes import eval_mode
 from ..models.split import motif_output
 from ..tasks.base import Task, first_eval_batches
 from .identifiability import SAMPLES
@@ -54,23 +55,21 @@ def firing_clusters(
     captured: dict = {}
     hook = out.register_forward_hook(lambda _m, inp, o: captured.update(f=inp[0], o=o))
     features: list[list[np.ndarray]] = [[] for _ in range(learned)]  # per motif, per batch
-    was_training = model.training
-    model.eval()
     try:
-        for batch in first_eval_batches(task, split, batch_size, samples):
-            layer, _ = model.layer_and_residual(batch.x.to(device))
-            motifs = model.motif_activations(layer)[:, :learned]
-            forward, reverse, wins = _strands(model, captured["f"], captured["o"], len(layer))
-            b, c, p = (motifs.reshape(motifs.shape[0], learned, -1) > 0).nonzero().unbind(1)
-            rows = forward[b, :, p]  # (firings, features)
-            if wins is not None:
-                rows = torch.where(wins[b, c, p].unsqueeze(1), reverse[b, :, p], rows)
-            rows, c = rows.float().cpu().numpy(), c.cpu().numpy()
-            for motif in np.unique(c):
-                features[motif].append(rows[c == motif])
+        with eval_mode(model):
+            for batch in first_eval_batches(task, split, batch_size, samples):
+                layer, _ = model.layer_and_residual(batch.x.to(device))
+                motifs = model.motif_activations(layer)[:, :learned]
+                forward, reverse, wins = _strands(model, captured["f"], captured["o"], len(layer))
+                b, c, p = (motifs.reshape(motifs.shape[0], learned, -1) > 0).nonzero().unbind(1)
+                rows = forward[b, :, p]  # (firings, features)
+                if wins is not None:
+                    rows = torch.where(wins[b, c, p].unsqueeze(1), reverse[b, :, p], rows)
+                rows, c = rows.float().cpu().numpy(), c.cpu().numpy()
+                for motif in np.unique(c):
+                    features[motif].append(rows[c == motif])
     finally:
         hook.remove()
-        model.train(was_training)
     rng = np.random.default_rng(seed)
     width = out.in_channels
     return [_clusters(np.concatenate(chunks) if chunks else np.empty((0, width)), rng, seed)

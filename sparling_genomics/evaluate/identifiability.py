@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..models.modes import eval_mode
 from ..models.sparling import SparlingModel
 from ..tasks.base import Task, first_eval_batches
 
@@ -85,9 +86,7 @@ def channel_necessity(
     changed = np.zeros(len(labels), dtype=np.int64)
     active = np.zeros(len(labels), dtype=np.int64)
     positions = seen = 0
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         for batch in first_eval_batches(task, split, batch_size, samples):
             x = batch.x.to(device)
             layer, residual = model.layer_and_residual(x)
@@ -101,8 +100,6 @@ def channel_necessity(
                 after = _outputs(task, model.read(dropped, residual))
                 changed[c] += sum(a != b for a, b in zip(base, after))
             seen += len(x)
-    finally:
-        model.train(was_training)
     alpha = changed / max(1, seen)
     density = active / max(1, positions)
     return {

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..models.modes import eval_mode
 from ..models.sparling import SparlingModel
 from ..tasks.base import Task
 
@@ -47,11 +48,9 @@ def perturbation_consistency(
     the new symbol are drawn from ``seed``.
     """
     rng = np.random.default_rng(seed)
-    was_training = model.training
-    model.eval()
     consistent = {"symbol": 0, "single": 0}
     tried = skipped = 0
-    try:
+    with eval_mode(model):
         for batch in task.eval_batches(split, batch_size):
             outputs = model(batch.x.to(device))
             motifs = outputs["motifs"]
@@ -79,8 +78,6 @@ def perturbation_consistency(
                     for got, want in zip(task.decode({"logits": logits}), expected):
                         consistent[rule] += list(got) == list(want)
                 tried += len(expected)
-    finally:
-        model.train(was_training)
     return {
         "consistency": consistent["symbol"] / tried if tried else None,
         "consistency_single_channel": consistent["single"] / tried if tried else None,

@@ -16,6 +16,7 @@ import torch
 
 from ..genome.pwm import probability_matrix, trim
 from ..genome.sequence import reverse_complement_one_hot
+from ..models.modes import eval_mode
 from .formats import ExportedMotif
 
 
@@ -46,12 +47,8 @@ def collect_sites(
     ``valid`` (N, L') masks the positions that count (input position = ``offset`` + index),
     e.g. the labelled output positions of splicing windows, so context is not counted twice.
     """
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         m = model.motifs(x).float().cpu().numpy()
-    finally:
-        model.train(was_training)
     n, k, length = m.shape
     if valid is None:
         valid = np.ones((n, length - offset), dtype=bool)

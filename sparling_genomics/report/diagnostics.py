@@ -1,4 +1,4 @@
-"""The training diagnostics' figures and report section (``runners/diagnostics.py`` writes
+"""The training diagnostics' figures and report section (``runners/diagnose.py`` writes
 ``RUN/diagnostics/``): each measure against training step beside the run's accuracy, and the
 persistence diagrams at the first checkpoint, the test jump and the last checkpoint."""
 

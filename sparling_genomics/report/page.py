@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from ..evaluate.compare import metric_ratios
+from ..export.motif_summary import motifs_summary_path, read_motifs_summary
 from ..io import safe_child, write_text_atomic
 from ..rundir import (
-    MOTIFS_SUMMARY,
     SCAN_SUMMARY,
     VARIANTS_SUMMARY,
     concepts_dir,
@@ -190,11 +190,7 @@ def build_report(
     base = read_run_json(metrics_path(baseline), "the baseline's") if baseline else None
     records = read_log(run)
     motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
-    summary = (
-        read_run_json(motifs_dir / MOTIFS_SUMMARY, "made by `sparling-genomics export`")
-        if (motifs_dir / MOTIFS_SUMMARY).exists()
-        else None
-    )
+    summary = read_motifs_summary(motifs_dir, missing_ok=True)
     scan = (
         read_run_json(Path(scan_dir) / SCAN_SUMMARY, "made by `sparling-genomics scan`")
         if scan_dir
@@ -202,7 +198,7 @@ def build_report(
     )
     found = (read_run_json(Path(variants) / VARIANTS_SUMMARY, "made by `variants`")
              if variants is not None else None)  # fmt: skip
-    check_outputs_of(run, {motifs_dir / MOTIFS_SUMMARY: summary,
+    check_outputs_of(run, {motifs_summary_path(motifs_dir): summary,
                            Path(scan_dir or ".") / SCAN_SUMMARY: scan,
                            Path(variants or ".") / VARIANTS_SUMMARY: found})  # fmt: skip
     metric = getattr(task_class(metrics["task"]), "accuracy_metric", "exact_match")
@@ -280,9 +276,10 @@ def build_report(
             parts.append(figure(channel_glyphs_figure(glyphs), "channel glyphs",
                                 "No channel fired on the test split."))  # fmt: skip
     elif summary is None:
+        missing = html.escape(str(motifs_summary_path(motifs_dir)))
         parts.append(
-            f"<p class=muted>No motifs exported yet ({html.escape(str(motifs_dir))}/motifs.json "
-            "is missing): run <code>sparling-genomics export</code>.</p>"
+            f"<p class=muted>No motifs exported yet ({missing} is missing): run "
+            "<code>sparling-genomics export</code>.</p>"
         )
     else:
         jaspar = summary.get("jaspar") or {}

@@ -173,7 +173,8 @@ def extract_run_concepts(
     run = Path(run)
     settings = settings or ConceptSettings()
     out = Path(out) if out is not None else concepts_dir(run)
-    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    config, task, model = loaded.config, loaded.task, loaded.model
     dna = is_dna_model(model)
     layer = layer or ("hidden" if dna else task.diagnostic_layer)
     for method in settings.methods:
@@ -183,7 +184,7 @@ def extract_run_concepts(
         if method == "modisco" and not dna:
             raise ConfigError(f"{run}: the modisco baseline needs a model that reads DNA")
     rows = collect_layer(model, task, layer, split, settings, config.train.eval_batch_size,
-                         torch_device, run)  # fmt: skip
+                         loaded.device, run)  # fmt: skip
     count = settings.concepts or int(getattr(model.g, "motifs", 0) or rows.rows.shape[1])
     sample = fit_subsample(rows.rows, settings.fit_rows, settings.seed)
     where = f"{run} layer {layer}"
@@ -212,7 +213,7 @@ def extract_run_concepts(
         began = time.perf_counter()
         if method == "modisco":
             windows = rows.x[: settings.modisco_windows]
-            hyp = hypothetical_attributions(model, windows, device=torch_device)
+            hyp = hypothetical_attributions(model, windows, device=loaded.device)
             entry = export_modisco(out / method, windows, hyp, rows.background, targets, decoys,
                                    site_placer(task, split), rf=int(model.g.receptive_field),
                                    context=context, offset=context_offset(task))  # fmt: skip

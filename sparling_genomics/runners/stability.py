@@ -17,51 +17,24 @@ import yaml
 
 from ..errors import InputError
 from ..export.families import tomtom_between
-from ..export.formats import ExportedMotif, read_meme_motifs
+from ..export.formats import ExportedMotif
+from ..export.motif_summary import exported_families
 from ..io import write_json_atomic
-from ..rundir import (
-    FAMILIES_DIR,
-    MOTIFS_MEME,
-    MOTIFS_SUMMARY,
-    config_path,
-    motifs_dir,
-    read_run_json,
-)
+from ..rundir import config_path, motifs_dir
 
 STABILITY_Q = 0.01  # the issue's threshold: a family must recur unmistakably, not by chance
 
 
 def read_run_families(run: Path) -> tuple[int | None, list[ExportedMotif]]:
-    """(seed, family representatives) of an exported run; one-line errors naming the file.
-    Each representative's ``effect`` is its family's effect on the prediction (``motifs.json``;
-    None where the export measured none)."""
+    """(seed, family representatives) of an exported run (``export.motif_summary``); one-line
+    errors naming the file. Each representative's ``effect`` is its family's effect on the
+    prediction (None where the export measured none)."""
     run = Path(run)
-    folder = motifs_dir(run)
-    summary_path = folder / MOTIFS_SUMMARY
-    if not summary_path.is_file():
-        raise InputError(f"{run}: no motifs/{MOTIFS_SUMMARY} (run `sparling-genomics export` "
-                         "first)")  # fmt: skip
-    summary = read_run_json(summary_path, "written by `sparling-genomics export`")
-    block = summary.get("families")
-    if not isinstance(block, dict) or "families" not in block:
-        raise InputError(f"{summary_path}: no 'families' block (exported before motif "
-                         "families existed; run `sparling-genomics export` again)")  # fmt: skip
+    families = exported_families(motifs_dir(run))
     seed = None
     if config_path(run).is_file():
         seed = (yaml.safe_load(config_path(run).read_text()) or {}).get("seed")
-    if not block["families"]:
-        return seed, []
-    meme = read_meme_motifs(folder / FAMILIES_DIR / MOTIFS_MEME)
-    by_id = {key.split()[0]: probs for key, probs in meme.items()}
-    out = []
-    for f in block["families"]:
-        if f["id"] not in by_id:
-            raise InputError(f"{folder / FAMILIES_DIR / MOTIFS_MEME}: family {f['id']!r} of "
-                             f"{MOTIFS_SUMMARY} is missing; export again")  # fmt: skip
-        out.append(ExportedMotif(f["id"], by_id[f["id"]], int(f["nsites"]),
-                                 (f.get("name") or "").replace(" ", "_"),
-                                 effect=(f.get("effect") or {}).get("effect")))  # fmt: skip
-    return seed, out
+    return seed, families
 
 
 def family_stability(

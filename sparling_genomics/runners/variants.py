@@ -19,7 +19,6 @@ else the run's dataset's), both where no gene overlaps (``genome/gene_strands.py
 from __future__ import annotations
 
 import heapq
-import json
 import time
 from collections import Counter
 from contextlib import ExitStack
@@ -29,6 +28,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..evaluate.variant_effects import Allele, score_alleles
+from ..export.motif_summary import motifs_summary_path, read_motifs_summary
 from ..genome.annotation import read_annotation
 from ..genome.chromosomes import sequence_names
 from ..genome.fasta import Genome
@@ -37,7 +37,7 @@ from ..genome.sequence import decode
 from ..genome.vcf import SKIP_REASONS, VcfReader
 from ..io import atomic_path, write_json_atomic
 from ..progress import Counter as ProgressCounter
-from ..rundir import MOTIFS_SUMMARY, VARIANTS_SUMMARY
+from ..rundir import VARIANTS_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
 from ..train.provenance import check_same_model, run_fingerprint
@@ -59,14 +59,14 @@ def motif_labels(motifs_dir: Path, channels: int, model: tuple[Path, str] | None
     """Per channel: its family label (family id, and name where it has one) and motif id,
     from ``export``'s ``motifs.json``; ``c<channel>`` ids when the run is not exported.
     ``model``: (run, its model fingerprint): motifs exported from other weights are refused."""
-    path = Path(motifs_dir) / MOTIFS_SUMMARY
     ids = [f"c{c:02d}" for c in range(channels)]
     family = list(ids)
-    if not path.is_file():
+    summary = read_motifs_summary(motifs_dir, missing_ok=True)
+    if summary is None:
         return family, ids, False
-    summary = json.loads(path.read_text())
     if model is not None:
-        check_same_model(summary.get("model"), *model, path, "export the run again")
+        check_same_model(summary.get("model"), *model, motifs_summary_path(motifs_dir),
+                         "export the run again")  # fmt: skip
     names = {f["id"]: (f.get("name") or "").split(" ")[0]
              for f in (summary.get("families") or {}).get("families", [])}  # fmt: skip
     for m in summary.get("motifs", []):
@@ -88,7 +88,8 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
     run, out = Path(run), Path(out)
     if distance < 0:
         raise InputError(f"--distance {distance}: must be >= 0")
-    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    config, task, model = loaded.config, loaded.task, loaded.model
     if getattr(task, "scoring", None) != "sites":
         raise InputError(f"{run}: a {config.task} run has no site classes to score variants on")
     fasta, gff = recorded_sources(run, task, fasta, gff)
@@ -119,7 +120,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
                 jobs = _jobs(records, genes)
                 alleles = [j[1] for j in jobs]
                 effects = score_alleles(model, genome.fetch, alleles, classes, context=context,
-                                        distance=distance, device=torch_device)  # fmt: skip
+                                        distance=distance, device=loaded.device)  # fmt: skip
                 writer.write(records, jobs, effects, genome)
                 counter.update(sum(a.skip is None for r in records for a in r.alleles))
 
@@ -147,7 +148,7 @@ def score_vcf(run, vcf, out, *, fasta=None, gff=None, distance: int = 50, batch:
         "strands": "of the overlapping genes; both where none" if gff else
                    "both (no annotation)",  # fmt: skip
         "distance": distance, "classes": classes, "delta_keys": [[c, g, s] for c, g, s in keys],
-        "model": fingerprint, "device": str(torch_device), "families_exported": exported,
+        "model": fingerprint, "device": str(loaded.device), "families_exported": exported,
         "counts": counts | {"scored_strands": stats.rows},
         "skipped": {k: {"alleles": int(reader.counts[k]), "why": SKIP_REASONS[k]}
                     for k in SKIP_REASONS},  # fmt: skip

@@ -99,7 +99,7 @@ class Task(ABC):
     path_keys: tuple[str, ...] = ()
     #: The splits ``eval_batches`` can score.
     eval_splits: tuple[str, ...] = ("val", "test")
-    #: The point cloud ``diagnose`` reads by default (``runners/diagnostics.py``): "motifs"
+    #: The point cloud ``diagnose`` reads by default (``runners/diagnose.py``): "motifs"
     #: (the layer ``h`` reads), "g" (before the sparse layer), "embedding" (token embeddings).
     diagnostic_layer: str = "motifs"
     #: Inputs are residues of a cyclic group (modular addition): ``diagnose`` adds the

@@ -12,6 +12,7 @@ import torch
 
 from ..evaluate.evaluation import evaluate_model
 from ..models.core import CoreAlone
+from ..models.modes import eval_mode
 from .prefetch import BatchPrefetcher
 from .progress import Progress
 
@@ -126,12 +127,8 @@ def site_share(layer, x: torch.Tensor, sites: torch.Tensor) -> float | None:
     eval mode (nothing learnt from ``x``)."""
     if not bool(sites.any()):
         return None
-    was = layer.training
-    layer.eval()
-    try:
+    with eval_mode(layer):
         out = layer(x)[:, 0]
-    finally:
-        layer.train(was)
     off = (out.shape[-1] - sites.shape[-1]) // 2
     return float((out[:, off : off + sites.shape[-1]][sites] > 0).float().mean())
 

@@ -4,14 +4,19 @@ current rules."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import load_yaml, merge
+import torch
+from torch import nn
+
+from ..config import RunConfig, load_yaml, merge
 from ..errors import CheckpointError, ConfigError, InputError
 from ..evaluate.evaluation import score_model
 from ..genome.dataset_source import source_file
 from ..io import recorded_candidates
 from ..rundir import config_path, metrics_path, read_metrics, require_finished, write_metrics
+from ..tasks.base import Task
 from ..tasks.registry import task_class
 from .checkpoint import load_checkpoint
 from .device import pick_device
@@ -19,10 +24,22 @@ from .provenance import check_run_inputs
 from .run_config import check_recorded_config, load_saved_config, recorded_paths
 
 
+@dataclass(frozen=True)
+class LoadedRun:
+    """A run directory in memory: its folder, its saved config, the task that config builds,
+    the model (on ``device``) and the device."""
+
+    path: Path
+    config: RunConfig
+    task: Task
+    model: nn.Module
+    device: torch.device
+
+
 def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None,
-              dataset: Path | None = None):  # fmt: skip
-    """(config, task, model on device, device) of the run directory ``run``, the model as its
-    saved config builds it, with fresh weights (a caller loads the checkpoint it wants).
+              dataset: Path | None = None) -> LoadedRun:  # fmt: skip
+    """The run directory ``run`` in memory, the model as its saved config builds it, on the
+    device, with fresh weights (a caller loads the checkpoint it wants).
 
     ``dataset``: the run's own dataset where it has moved (``--dataset``); ``overrides`` are
     other data to score on. An input file the run records that is not where the record
@@ -47,7 +64,7 @@ def build_run(run: Path, *, device: str | None = None, overrides: list[dict] | N
         config = merge(config, override)
     torch_device = pick_device(device or config.device)
     task = cls(config, config.seed)
-    return config, task, task.build_model().to(torch_device), torch_device
+    return LoadedRun(Path(run), config, task, task.build_model().to(torch_device), torch_device)
 
 
 def _check_recorded_files(run: Path, config, given: set[str]) -> None:
@@ -71,28 +88,27 @@ def _dig(mapping: dict, key: str):
 
 
 def load_run(run: Path, *, device: str | None = None, overrides: list[dict] | None = None,
-             dataset: Path | None = None):  # fmt: skip
-    """(config, task, model on device, device) of the run directory ``run``.
+             dataset: Path | None = None) -> LoadedRun:  # fmt: skip
+    """The run directory ``run`` in memory, with its final weights, in eval mode.
 
     ``overrides`` are merged over the saved config (e.g. another dataset to score on);
     ``dataset``: the run's own dataset where it has moved (see :func:`build_run`).
     """
     run = Path(run)
     final = require_finished(run)
-    config, task, model, torch_device = build_run(run, device=device, overrides=overrides,
-                                                  dataset=dataset)  # fmt: skip
-    payload = load_checkpoint(final, map_location=torch_device)
+    loaded = build_run(run, device=device, overrides=overrides, dataset=dataset)
+    payload = load_checkpoint(final, map_location=loaded.device)
     # config.yaml edited after training (keys that keep the tensor shapes load silently)
     check_recorded_config(load_saved_config(config_path(run)), payload.get("config", {}), final,
                           resume=False)  # fmt: skip
     try:
-        model.load_state_dict(payload["model"])
+        loaded.model.load_state_dict(payload["model"])
     except (KeyError, RuntimeError) as exc:
         raise CheckpointError(
             f"{final}: checkpoint does not fit this model ({exc})"[:300]
         ) from None
-    model.eval()
-    return config, task, model, torch_device
+    loaded.model.eval()
+    return loaded
 
 
 def evaluate_run(
@@ -101,7 +117,8 @@ def evaluate_run(
     """Metrics of run ``run``'s final weights on ``split`` (of ``dataset`` if given), as the
     ``evaluate`` verb writes them."""
     overrides = [{"data": {"dataset": str(dataset)}}] if dataset is not None else []
-    config, task, model, torch_device = load_run(run, device=device, overrides=overrides)
+    loaded = load_run(run, device=device, overrides=overrides)
+    config, task = loaded.config, loaded.task
     if split not in task.eval_splits:
         raise ConfigError(
             f"--split {split}: the {config.task} task scores {', '.join(task.eval_splits)}"
@@ -110,14 +127,14 @@ def evaluate_run(
     complete = None
     if dataset is None and metrics_path(run).is_file():  # the run's own annealing record
         complete = _annealing_complete(read_metrics(run))
-    result = score_model(model, task, split, batch_size=batch_size, device=torch_device,
+    result = score_model(loaded.model, task, split, batch_size=batch_size, device=loaded.device,
                          annealing_complete=complete)  # fmt: skip
     return {
         "run": str(run),
         "task": config.task,
         "split": split,
         "dataset": getattr(config.data, "dataset", None),
-        "density": model.density,
+        "density": loaded.model.density,
         **result.to_json(),
     }
 
@@ -156,9 +173,9 @@ def rescore_stale(run: Path, metrics: dict) -> dict:
     The perturbation picks are seeded as before, so ``consistency_single_channel``
     reproduces an old figure; a replaced perturbation block is kept under
     ``perturbation_before_rescore``."""
-    config, task, model, torch_device = load_run(run)
-    batch_size = config.train.eval_batch_size
-    result = score_model(model, task, "test", batch_size=batch_size, device=torch_device,
+    loaded = load_run(run)
+    result = score_model(loaded.model, loaded.task, "test", device=loaded.device,
+                         batch_size=loaded.config.train.eval_batch_size,
                          annealing_complete=_annealing_complete(metrics))  # fmt: skip
     metrics = dict(metrics)
     if _old_perturbation(metrics.get("perturbation")):

@@ -1,6 +1,6 @@
 """The checkpoint series: a run's weights kept every ``train.keep_checkpoints_every`` samples
 (and before the first step), each with the evaluation's log record, for the training
-diagnostics (``diagnose``, ``runners/diagnostics.py``).
+diagnostics (``diagnose``, ``runners/diagnose.py``).
 
 A series checkpoint holds what a reader needs to rebuild the model (config, weights) and to
 place it on the training curve (step, samples, phase, density, the log record); not the

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from sparling_genomics.config import dump_yaml
+from sparling_genomics.export.motif_summary import read_motifs_summary
 from sparling_genomics.report.page import build_report
 from sparling_genomics.train.run_config import load_saved_config
 from tests.benchmarks.thin_logs import MANIFEST, kept_records, run_names, thinned_text
@@ -54,9 +55,8 @@ def test_saved_run_loads_and_reports(run, tmp_path):
     assert resolved["task"] == metrics["task"] and resolved["seed"] == metrics["seed"]
     page = build_report(copy)
     assert "<h2>Test metrics</h2>" in page and "<img class=figure" in page  # annealing curve
-    summary = copy / "motifs" / "motifs.json"
-    if summary.is_file():  # logos redrawn from the MEME files: none is missing
-        exported = json.loads(summary.read_text())
+    exported = read_motifs_summary(copy / "motifs", missing_ok=True)
+    if exported is not None:  # logos redrawn from the MEME files: none is missing
         families = (exported.get("families") or {}).get("families") or []
         logos = len(exported["motifs"]) + len(families)  # each motif's and each family's
         drawn = page.count("<img class=logo") + page.count("<img class=family-logo")
@@ -66,7 +66,7 @@ def test_saved_run_loads_and_reports(run, tmp_path):
 def test_a_logo_with_no_pwm_is_marked_missing_not_a_crash(tmp_path):
     copy = _text_evidence(BENCH_RUNS / "planted" / "sparling_seed0", tmp_path)
     (copy / "motifs" / "motifs.meme").unlink()
-    motifs = json.loads((copy / "motifs" / "motifs.json").read_text())["motifs"]
+    motifs = read_motifs_summary(copy / "motifs")["motifs"]
     page = build_report(copy)
     assert page.count("no logo (neither logos/ nor motifs.meme has it)") == len(motifs)
 

@@ -56,6 +56,7 @@ def test_a_read_export_keeps_the_seconds_of_the_run_that_made_it(tmp_path):
     import json
 
     from benchmarks.concepts_splicing import earlier_export_seconds
+    from sparling_genomics.export.motif_summary import write_motifs_summary
 
     assert earlier_export_seconds(tmp_path) is None  # nothing earlier
     (tmp_path / "bench_concepts_splicing.json").write_text(
@@ -63,5 +64,5 @@ def test_a_read_export_keeps_the_seconds_of_the_run_that_made_it(tmp_path):
     assert earlier_export_seconds(tmp_path) is None  # no export to read
     motifs = tmp_path / "splicing_sparling" / "motifs"
     motifs.mkdir(parents=True)
-    (motifs / "motifs.json").write_text("{}")
+    write_motifs_summary(motifs, {"motifs": []})
     assert earlier_export_seconds(tmp_path) == 238.4

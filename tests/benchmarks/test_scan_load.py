@@ -15,7 +15,8 @@ from tests.conftest import TINY_FASTA
 
 
 def test_many_contigs_and_pieces_of_one_sequence_give_identical_sites(planted_tiny, tmp_path):
-    _, _, model, device = load_run(planted_tiny.run, device="cpu")
+    loaded = load_run(planted_tiny.run, device="cpu")
+    model, device = loaded.model, loaded.device
     tiny = Genome(TINY_FASTA)
     chromosome = tiny.sequence(next(iter(tiny.lengths)))[:120_000]
     contigs = make_contigs(chromosome, 60)

@@ -8,6 +8,7 @@ import pytest
 from benchmarks.seeds import family_row, floor_verdict, run_seeds_benchmark, waste_figures
 from benchmarks.variants import _markdown, _mean_spacing, _truth, random_variants, site_mutations
 from sparling_genomics.errors import InputError
+from sparling_genomics.export.motif_summary import write_motifs_summary
 from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.sequence import decode, encode, reverse_complement_codes
 from tests.conftest import REPO, TINY_FASTA, TINY_GFF
@@ -70,10 +71,10 @@ def test_truth_counts_losses_and_the_core_family(tmp_path):
     changes = tmp_path / "motif_changes.tsv"
     changes.write_text("id\tstrand\tfamily\teffect\n" "donor+0\t+\tf1:annotated_donor\tdestroyed\n"
                        "acceptor+2\t+\tf2\tweakened\n")  # fmt: skip
-    motifs = tmp_path / "motifs.json"
-    motifs.write_text('{"motifs": [{"core": "donor", "family": "f1"}, '
-                      '{"core": "acceptor", "family": "f2"}, {"core": null}]}')
-    t = _truth(scores, changes, motifs)
+    write_motifs_summary(tmp_path, {"motifs": [{"core": "donor", "family": "f1"},
+                                               {"core": "acceptor", "family": "f2"},
+                                               {"core": None}]})  # fmt: skip
+    t = _truth(scores, changes, tmp_path)
     assert t["donor"] == {"sites": 2, "loss_at_least_0.5": 1, "core_destroyed": 1,
                           "fraction_loss_at_least_0.5": 0.5, "fraction_core_destroyed": 0.5}
     assert t["acceptor"]["loss_at_least_0.5"] == 1 and t["acceptor"]["core_destroyed"] == 0

@@ -40,9 +40,10 @@ def test_two_pattern_motifs_keeps_distinct_and_large_enough_clusters_most_distin
 def test_firing_clusters_measures_every_learned_motif_of_a_trained_model(tmp_path):
     config = resolve_config("digit_circle", "tiny")
     train(config, tmp_path / "run", progress=False)
-    _, task, model, device = load_run(tmp_path / "run", device="cpu")
-    model.train()
-    found = firing_clusters(model, task, "val", batch_size=16, device=device, samples=32)
+    loaded = load_run(tmp_path / "run", device="cpu")
+    model = loaded.model.train()
+    found = firing_clusters(model, loaded.task, "val", batch_size=16, device=loaded.device,
+                            samples=32)  # fmt: skip
     assert len(found) == model.learned and model.training
     for k in found:
         assert k["firings"] >= 0 and (k["cos"] is None or -1.0 <= k["cos"] <= 1.0 + 1e-6)
@@ -69,9 +70,10 @@ def test_firing_clusters_measures_a_model_that_scans_both_strands_in_one_batch(t
     config = resolve_config("planted", "tiny", overrides=[{"data": {"background": "iid"}}])
     assert config.model.reverse_complement
     train(config, tmp_path / "run", progress=False)
-    _, task, model, device = load_run(tmp_path / "run", device="cpu")
-    found = firing_clusters(model, task, "val", batch_size=16, device=device, samples=16)
-    assert len(found) == model.learned
+    loaded = load_run(tmp_path / "run", device="cpu")
+    found = firing_clusters(loaded.model, loaded.task, "val", batch_size=16,
+                            device=loaded.device, samples=16)  # fmt: skip
+    assert len(found) == loaded.model.learned
     assert sum(k["firings"] for k in found) > 0
 
 

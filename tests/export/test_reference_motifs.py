@@ -1,7 +1,6 @@
 """Naming against the splicing reference; the reference file; a tiny splicing run exported
 end to end (positions, names, KL, report), also from a dataset without regions."""
 
-import json
 import shutil
 
 import h5py
@@ -9,6 +8,7 @@ import numpy as np
 import pytest
 
 from sparling_genomics.export.formats import ExportedMotif
+from sparling_genomics.export.motif_summary import read_motifs_summary
 from sparling_genomics.export.naming import load_jaspar_collection, name_motifs
 from sparling_genomics.export.reference_motifs import (
     SPLICING_MOTIFS,
@@ -72,7 +72,7 @@ def test_tiny_splicing_run_exports_positions_names_and_report(cli, tiny_dataset,
     for args in steps:
         result = cli(*args)
         assert result.returncode == 0, result.stderr
-    summary = json.loads((run / "motifs" / "motifs.json").read_text())
+    summary = read_motifs_summary(run / "motifs")
     assert summary["reference_motifs"]["kind"] == "splicing"
     assert "annotated_donor" in summary["reference_motifs"]["targets"]
     assert summary["motifs"]
@@ -93,7 +93,7 @@ def test_tiny_splicing_run_exports_positions_names_and_report(cli, tiny_dataset,
     result = cli("export", "--model", run, "--min-sites", "3", "--out", other,
                  "--reference-motifs", "jaspar", "--max-distance", "100", "--bin-width", "10")
     assert result.returncode == 0, result.stderr
-    summary = json.loads((other / "motifs.json").read_text())
+    summary = read_motifs_summary(other)
     assert summary["reference_motifs"]["kind"] == "jaspar"
     assert all(m["positions"]["bin_edges"][0] == -100 for m in summary["motifs"])
     assert all("kl_to_annotated" not in m for m in summary["motifs"])
@@ -106,7 +106,7 @@ def test_tiny_splicing_run_exports_positions_names_and_report(cli, tiny_dataset,
                  ("report", "--model", run, "--motifs", old, "--out", tmp_path / "old.html")):
         result = cli(*args)
         assert result.returncode == 0, result.stderr
-    summary = json.loads((old / "motifs.json").read_text())
+    summary = read_motifs_summary(old)
     assert all(m["positions"]["regions"] == {"available": False} for m in summary["motifs"])
     assert "Exon / intron / intergenic share: unavailable" in (tmp_path / "old.html").read_text()
 

@@ -44,7 +44,8 @@ def _fasta(path, mask: str = "soft"):
 def scanned(planted_tiny, tmp_path_factory):
     """Every part of a 3-way scan of a soft-masked FASTA, and what they were made with."""
     base = tmp_path_factory.mktemp("parts")
-    _, _, model, device = load_run(planted_tiny.run)
+    loaded = load_run(planted_tiny.run)
+    model, device = loaded.model, loaded.device
     origin = PartOrigin(run_fingerprint(planted_tiny.run), Genome(_fasta(base / "soft.fa")),
                         CHUNK, "float32")  # fmt: skip
     out = base / "scan"

@@ -1,13 +1,12 @@
 """Seed stability on hand-made families across three "seeds" (the verb: tests/cli/test_cli.py)."""
 
-import json
-
 import numpy as np
 import pytest
 
 from sparling_genomics.errors import InputError
 from sparling_genomics.export.families import reverse_complement
 from sparling_genomics.export.formats import ExportedMotif, write_motif_files
+from sparling_genomics.export.motif_summary import write_motifs_summary
 from sparling_genomics.runners.stability import family_stability
 
 
@@ -73,5 +72,5 @@ def exported_family_run(root, seed: int):
     fams = families(seed)
     write_motif_files(folder, fams)
     block = {"families": [{"id": f.id, "nsites": f.nsites, "name": None} for f in fams]}
-    (run / "motifs" / "motifs.json").write_text(json.dumps({"motifs": [], "families": block}))
+    write_motifs_summary(run / "motifs", {"motifs": [], "families": block})
     return run

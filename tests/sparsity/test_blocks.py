@@ -12,7 +12,7 @@ from sparling_genomics.errors import ConfigError
 from sparling_genomics.evaluate.perturbation import _move
 from sparling_genomics.models.motif import MotifModel1D
 from sparling_genomics.models.sparling import SparlingModel
-from sparling_genomics.runners.motifs import export_run_motifs
+from sparling_genomics.runners.export import export_run_motifs
 from sparling_genomics.sparsity.blocks import (
     block_channels,
     block_norms,

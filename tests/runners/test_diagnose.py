@@ -7,7 +7,7 @@ import pytest
 from sparling_genomics.errors import InputError
 from sparling_genomics.evaluate.topology import correlations, find_events
 from sparling_genomics.rundir import series_checkpoints
-from sparling_genomics.runners.diagnostics import diagnose_run
+from sparling_genomics.runners.diagnose import diagnose_run
 from tests.conftest import run_steps
 
 
@@ -46,7 +46,7 @@ def test_diagnose_writes_a_time_series_diagrams_figures_and_a_report_section(mod
 def test_a_rerun_reuses_diagnosed_checkpoints_unless_the_settings_change(
     modular_run, tmp_path, monkeypatch
 ):
-    import sparling_genomics.runners.diagnostics as rd
+    import sparling_genomics.runners.diagnose as rd
 
     first = diagnose_run(modular_run, tmp_path / "d")
     assert len(list((tmp_path / "d" / ".checkpoints").glob("step-*.npz"))) == 3

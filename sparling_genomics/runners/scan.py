@@ -20,14 +20,13 @@ grow with the genome.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
 
-from ..errors import InputError
 from ..export.browser import BrowserTracks, write_browser_files
-from ..export.formats import ExportedMotif, read_meme_motifs
+from ..export.formats import ExportedMotif
+from ..export.motif_summary import exported_motifs, motifs_summary_path, read_motifs_summary
 from ..export.scan import activation_track, scan_genome
 from ..export.scan_parts import PartOrigin, check_parts, gather_parts, scan_part
 from ..export.scan_plan import SCAN_CHUNK, check_job_count
@@ -36,7 +35,7 @@ from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tr
 from ..genome.fasta import Genome
 from ..io import safe_child, write_json_atomic
 from ..progress import Counter
-from ..rundir import MOTIFS_MEME, MOTIFS_SUMMARY, SCAN_SUMMARY
+from ..rundir import SCAN_SUMMARY
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
 from ..train.provenance import check_same_model, run_fingerprint
@@ -68,7 +67,8 @@ def scan_run_to_tracks(
     run, out = Path(run), Path(out)
     fingerprint = run_fingerprint(run)
     motifs, offsets = _exported_motifs(run, motifs_dir, out, fingerprint)
-    _, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    task, model = loaded.task, loaded.model
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
     genome = Genome(fasta)
     if part is not None or gather is not None:
@@ -80,7 +80,7 @@ def scan_run_to_tracks(
     rf = int(model.g.receptive_field)
     began = time.perf_counter()
     if part is not None:
-        return scan_part(model, origin, out, part, torch_device)
+        return scan_part(model, origin, out, part, loaded.device)
     if gather is not None:
         scan_seconds = check_parts(out, gather, origin)  # before anything is written
     made = not out.exists()
@@ -91,12 +91,12 @@ def scan_run_to_tracks(
                 gather_parts(out, gather, store)
             else:
                 with Counter("scan", total=sum(genome.lengths.values()), unit="bp") as counter:
-                    scan_genome(model, genome, chunk=chunk, device=torch_device,
+                    scan_genome(model, genome, chunk=chunk, device=loaded.device,
                                 progress=counter.update, precision=precision,
                                 keep=store.add)  # fmt: skip
                 scan_seconds = time.perf_counter() - began
             return _write_scan(run, out, fasta, genome, store, motifs, offsets, rf,
-                               bigwig=bigwig, device=torch_device, precision=precision,
+                               bigwig=bigwig, device=loaded.device, precision=precision,
                                gather=gather, scan_seconds=scan_seconds, began=began,
                                model=fingerprint)  # fmt: skip
     except BaseException:
@@ -163,29 +163,14 @@ def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteS
 
 def _exported_motifs(run: Path, motifs_dir, out: Path,
                      fingerprint: str) -> tuple[list[ExportedMotif], dict]:  # fmt: skip
-    """The run's exported motifs (``motifs.json`` + ``motifs.meme``) and each channel's
-    trimmed offset; one-line errors for a missing or mismatched export, an export of other
-    weights than the run's (``fingerprint``), or an id that would leave ``out``."""
-    motifs_dir = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
-    summary_path = motifs_dir / MOTIFS_SUMMARY
-    if not summary_path.is_file():
-        raise InputError(f"{motifs_dir}: no {MOTIFS_SUMMARY}; run `sparling-genomics export` first")
-    summary = json.loads(summary_path.read_text())
-    check_same_model(summary.get("model"), run, fingerprint, summary_path,
-                     "export the run again")  # fmt: skip
-    meme = read_meme_motifs(motifs_dir / MOTIFS_MEME)
-    listed = [m["id"] for m in summary["motifs"]]
-    if [key.split()[0] for key in meme] != listed:
-        raise InputError(
-            f"{motifs_dir / 'motifs.meme'}: motifs do not match motifs.json "
-            f"({len(meme)} vs {len(listed)}); export again"
-        )
-    motifs, offsets = [], {}
-    for entry, probs in zip(summary["motifs"], meme.values()):
-        safe_child(out, entry["id"], ".bw")  # refuse ids that could leave OUT, before any work
-        motifs.append(ExportedMotif(entry["id"], probs, entry["nsites"],
-                                    (entry["name"] or "").replace(" ", "_"),
-                                    entry["channel"], entry["offset"],
-                                    entry.get("family") or ""))  # fmt: skip
-        offsets[entry["channel"]] = int(entry["offset"])
-    return motifs, offsets
+    """The run's exported motifs (``export.motif_summary``: ``motifs.json`` + ``motifs.meme``
+    of ``motifs_dir``, default ``RUN/motifs``) and each channel's trimmed offset; one-line
+    errors for an export of other weights than the run's (``fingerprint``) and for an id that
+    would leave ``out``, before any work."""
+    folder = Path(motifs_dir) if motifs_dir else run_motifs_dir(run)
+    check_same_model(read_motifs_summary(folder).get("model"), run, fingerprint,
+                     motifs_summary_path(folder), "export the run again")  # fmt: skip
+    motifs = exported_motifs(folder)
+    for m in motifs:
+        safe_child(out, m.id, ".bw")
+    return motifs, {m.channel: int(m.offset) for m in motifs}

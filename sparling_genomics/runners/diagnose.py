@@ -43,7 +43,7 @@ from ..io import atomic_path, write_json_atomic
 from ..progress import Counter, detail
 from ..report.diagnostics import measures_figure, persistence_figure
 from ..rundir import DIAGNOSTICS_SUMMARY, config_path, diagnostics_dir, series_checkpoints
-from ..train.loading import build_run
+from ..train.loading import LoadedRun, build_run
 from ..train.series import load_series_checkpoint
 
 CACHE_DIR = ".checkpoints"  # OUT/.checkpoints/step-NNNNNNNN.npz: one diagnosed checkpoint
@@ -79,8 +79,10 @@ def accuracies(model, task, splits, *, max_eval: int, batch_size: int, device) -
     return out
 
 
-def _diagnose_checkpoint(path, model, task, layer, batches, splits, settings, device):
-    """(row, diagrams) of one series checkpoint: its cloud's measures and its accuracies."""
+def _diagnose_checkpoint(path, loaded: LoadedRun, layer, batches, splits, settings):
+    """(row, diagrams) of one series checkpoint (its weights loaded into ``loaded``'s model):
+    its cloud's measures and its accuracies."""
+    model, task, device = loaded.model, loaded.task, loaded.device
     payload = load_series_checkpoint(path)
     try:
         model.load_state_dict(payload["model"])
@@ -160,9 +162,10 @@ def diagnose_run(
     run = Path(run)
     if not config_path(run).is_file():
         raise InputError(f"{run}: not a run directory (no {config_path(run).name})")
-    config, task, model, torch_device = build_run(run, device=device, dataset=dataset)
+    loaded = build_run(run, device=device, dataset=dataset)
+    task = loaded.task
     layer = layer or task.diagnostic_layer
-    check_layer(model, layer, run)
+    check_layer(loaded.model, layer, run)
     paths = series_checkpoints(run)
     if not paths:
         raise InputError(f"{run}: no checkpoint series (checkpoints/series/ is empty); train "
@@ -170,7 +173,7 @@ def diagnose_run(
     out = Path(out) if out else diagnostics_dir(run)
     splits = [s for s in ("train", "val", "test") if s in task.eval_splits]
     accuracy = "test" if "test" in splits else splits[-1]
-    eval_batch = config.train.eval_batch_size
+    eval_batch = loaded.config.train.eval_batch_size
     batches = [] if layer == "embedding" else list(
         _Limited(task, sample).eval_batches("val", eval_batch))
     series, diagrams, started = [], {}, time.monotonic()
@@ -180,8 +183,7 @@ def diagnose_run(
     for path in paths:
         found = _cached(out, path, settings)
         if found is None:
-            found = _diagnose_checkpoint(path, model, task, layer, batches, splits,
-                                         settings, torch_device)  # fmt: skip
+            found = _diagnose_checkpoint(path, loaded, layer, batches, splits, settings)
             _keep(out, path, settings, *found)
         row, diagrams[f"step-{found[0]['step']:08d}"] = found
         series.append(row)
@@ -194,7 +196,7 @@ def diagnose_run(
     counter.close()
     summary = {
         "run": str(run),
-        "task": config.task,
+        "task": loaded.config.task,
         "layer": layer,
         "cyclic": bool(task.cyclic_tokens),
         "settings": {"max_points": max_points, "sample": sample if batches else None,

@@ -1,26 +1,87 @@
-"""`export`, `scan` and `report` on a tiny planted run: files, names, tracks, report."""
+"""`scan` on a tiny planted run: BED9, bigBed, bigWig and browser files, one-line errors, a
+killed scan, a scattered scan; its genome: the one the run was trained on, never a bundled
+default."""
 
-import html
 import json
 import re
 
 import numpy as np
 import pytest
 
+from sparling_genomics.export.motif_summary import read_motifs_summary
+from tests.conftest import TINY_FASTA, TINY_GFF, retrain_in_place, train_tiny_splicing_run
 
-def test_export_writes_every_format_and_a_summary(planted_tiny):
-    out = planted_tiny.run / "motifs"
-    summary = json.loads((out / "motifs.json").read_text())
-    names = {"motifs.meme", "motifs.jaspar", "motifs.transfac", "motifs.homer", "tomtom.tsv",
-             "motifs.json", "logos"}  # fmt: skip
-    assert names <= {p.name for p in out.iterdir()}
-    ids = [m["id"] for m in summary["motifs"]]
-    assert len(ids) + len(summary["silent_channels"]) == 6
-    for m in summary["motifs"]:
-        assert (out / "logos" / f"{m['id']}.png").is_file()
-        assert 0 < m["best_match"]["p_value"] <= 1
-        assert m["name"] is None or m["best_match"]["q_value"] < 0.05
-    assert 0.0 <= summary["shuffled_control"]["false_match_rate"] <= 1.0
+OTHER = "otherchr1"
+
+
+def _relabelled(folder):
+    """The tiny reference with its sequence renamed: another genome, as far as names go."""
+    seqid = TINY_FASTA.read_text().split(None, 1)[0][1:]
+    fasta, gff = folder / "other.fa", folder / "other.gff3"
+    fasta.write_text(TINY_FASTA.read_text().replace(f">{seqid}", f">{OTHER}", 1))
+    lines = [OTHER + line[len(seqid):] if line.startswith(seqid + "\t") else line
+             for line in TINY_GFF.read_text().splitlines()]  # fmt: skip
+    gff.write_text("\n".join(lines) + "\n")
+    return fasta, gff
+
+
+def test_scan_without_fasta_scans_the_genome_the_run_was_trained_on(cli, tmp_path):
+    from sparling_genomics.genome.dataset import build_dataset
+
+    fasta, gff = _relabelled(tmp_path)
+    dataset = tmp_path / "other.h5"
+    build_dataset(dataset, fasta, annotation=gff)
+    run = train_tiny_splicing_run(tmp_path / "run", dataset)
+    out = tmp_path / "tracks"
+    result = cli("scan", "--model", run, "--out", out, "--no-bigwig")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((out / "scan.json").read_text())
+    assert summary["fasta"] == str(fasta)
+    chroms = {line.split("\t")[0] for line in (out / "motif_sites.bed").read_text().splitlines()
+              if line and not line.startswith(("track", "#"))}  # fmt: skip
+    assert chroms == {OTHER}
+
+
+def test_scan_of_a_run_without_a_genome_asks_for_one(cli, planted_tiny, tmp_path):
+    result = cli("scan", "--model", planted_tiny.run, "--out", tmp_path / "t")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "records no genome" in lines[0] and "--fasta" in lines[0], lines
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_scattered_scan_gathers_into_the_same_files(cli, planted_tiny, tmp_path):
+    """The tiny reference scanned whole and in 3 jobs (cut inside its one sequence, at
+    chunk multiples): byte-identical BED and bigBed."""
+    whole, scattered = tmp_path / "whole", tmp_path / "scattered"
+    common = ("--model", planted_tiny.run, "--fasta", TINY_FASTA, "--chunk", "40000",
+              "--no-bigwig")  # fmt: skip
+    result = cli("scan", *common, "--out", whole)
+    assert result.returncode == 0, result.stderr
+    for index in (3, 1, 2):  # in any order
+        result = cli("scan", *common, "--out", scattered, "--part", f"{index}/3")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["part"] == index
+    assert not (scattered / "scan.json").exists()
+    result = cli("scan", *common, "--out", scattered, "--gather", "3")
+    assert result.returncode == 0, result.stderr
+    for name in ("motif_sites.bed", "motif_sites.bb", "motif_sites.track.bed"):
+        assert (scattered / name).read_bytes() == (whole / name).read_bytes(), name
+    assert json.loads((scattered / "scan.json").read_text())["parts"] == 3
+
+
+def test_a_gather_with_a_part_missing_or_bad_options_is_one_line(cli, planted_tiny, tmp_path):
+    common = ("--model", planted_tiny.run, "--fasta", TINY_FASTA, "--out", tmp_path / "o")
+    for args, message in ((("--gather", "2"), "part-0001-of-0002.npz: missing"),
+                          (("--part", "3/2"), "--part '3/2': I must be between 1 and N"),
+                          (("--part", "x"), "--part 'x': give I/N"),
+                          (("--part", "1/2", "--gather", "2"), "--part or --gather, not both"),
+                          (("--chunk", "0"), "0 is not in the range x>=1")):  # fmt: skip
+        result = cli("scan", *common, *args)
+        assert result.returncode == 2, args
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], lines
+    assert not (tmp_path / "o" / "scan.json").exists()
 
 
 def _bed(planted_tiny):
@@ -34,7 +95,7 @@ def test_scan_bed9_is_valid_sorted_and_in_sequence_coordinates(planted_tiny):
     import pybedtools
 
     rows = _bed(planted_tiny)
-    summary = json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())
+    summary = read_motifs_summary(planted_tiny.run / "motifs")
     colours = {}
     for row in rows:
         assert len(row) == 9
@@ -86,29 +147,6 @@ def test_bigbed_and_bigwig_hold_the_scanned_sites(planted_tiny):
         assert np.nanmax(values) > 0
 
 
-def test_report_is_self_contained_and_names_every_motif(planted_tiny):
-    text = planted_tiny.report.read_text()
-    summary = json.loads((planted_tiny.run / "motifs" / "motifs.json").read_text())
-    for m in summary["motifs"]:
-        assert m["id"] in text and m["consensus"] in text
-    sources = re.findall(r'src="([^"]+)"', text)
-    assert len(sources) >= len(summary["motifs"]) + 2  # logos + annealing + motif errors
-    assert all(s.startswith("data:image/png;base64,") for s in sources)
-    assert "http://" not in text and "https://" not in text
-    assert "Motif errors against density" in text or "motif errors against density" in text
-    assert "Genome scan" in text
-    # The identifiability verdict, as the run's metrics hold it.
-    verdict = json.loads((planted_tiny.run / "metrics.json").read_text())["identifiability"]
-    assert "<h2>Identifiability</h2>" in text and html.escape(verdict["verdict"]) in text
-
-
-def test_missing_checkpoint_is_one_line_error(cli, tmp_path):
-    (tmp_path / "config.yaml").write_text("task: planted\n")
-    result = cli("export", "--model", tmp_path)
-    assert result.returncode == 2 and "has no checkpoints/final.pt" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-
-
 @pytest.mark.parametrize(
     "content, message",
     [("", "holds no sequences"), ("just some text\n", "")],
@@ -138,14 +176,6 @@ def test_scan_with_an_unparsable_motif_file_is_one_line_error(cli, planted_tiny,
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "motifs.meme" in result.stderr
     assert not out.exists()
-
-
-def test_report_of_an_unfinished_run_is_one_line_error(cli, tmp_path):
-    (tmp_path / "config.yaml").write_text("task: planted\n")
-    result = cli("report", "--model", tmp_path, "--out", tmp_path / "r.html")
-    assert result.returncode == 2 and "metrics.json" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "r.html").exists()
 
 
 def test_killed_scan_leaves_only_whole_files_and_a_rerun_redoes_it(planted_tiny, tmp_path):
@@ -183,62 +213,6 @@ def test_killed_scan_leaves_only_whole_files_and_a_rerun_redoes_it(planted_tiny,
     assert done.returncode == 0, done.stderr
     assert bed.read_bytes() == (whole / "motif_sites.bed").read_bytes()
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in whole.iterdir())
-
-
-def test_export_clusters_the_motifs_into_families(planted_tiny):
-    from sparling_genomics.export.formats import read_meme_motifs
-
-    out = planted_tiny.run / "motifs"
-    summary = json.loads((out / "motifs.json").read_text())
-    block = summary["families"]
-    members = [m["id"] for f in block["families"] for m in f["members"]]
-    assert sorted(members) == sorted(m["id"] for m in summary["motifs"])  # each in one family
-    for f in block["families"]:
-        assert all(m["family"] == f["id"] for m in summary["motifs"] if m["id"] in
-                   {x["id"] for x in f["members"]})  # fmt: skip
-        assert 0 < f["nsites"] <= f["member_sites"]  # merged sites: de-duplicated
-        assert (out / "families" / "logos" / f"{f['id']}.png").is_file()
-    meme = read_meme_motifs(out / block["files"]["meme"])
-    assert [k.split()[0] for k in meme] == [f["id"] for f in block["families"]]
-    assert {"jaspar", "transfac", "homer", "sites", "tomtom"} <= set(block["files"])
-    assert 0.0 <= block["near_copies"]["fraction"] <= 1.0
-
-
-def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, tmp_path):
-    page = planted_tiny.report.read_text()
-    assert page.index("<h2>Motif families</h2>") < page.index("<h2>Motifs</h2>")
-    # Top-down: the families before the checks and the training curves; the per-channel
-    # tables below them, collapsed.
-    assert page.index("<h2>Motif families</h2>") < page.index("Identifiability check")
-    assert page.index("<h2>Motif families</h2>") < page.index("<h2>Training</h2>")
-    assert "<details><summary>Per-channel table and positions</summary>" in page
-    assert "Not measured for this run" in page  # one seed: said, not hidden
-    table = tmp_path / "stability.json"
-    # The run against itself: every family recurs (a smoke test of the verb and the section).
-    result = cli("stability", "--model", planted_tiny.run, "--model", planted_tiny.run,
-                 "--out", table)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert json.loads(table.read_text())["fraction_reproduced"] == 1.0
-    report = tmp_path / "report.html"
-    result = cli("report", "--model", planted_tiny.run, "--stability", table, "--out", report)
-    assert result.returncode == 0, result.stderr
-    page = report.read_text()
-    assert "<h2>Seed stability</h2>" in page and "Not measured" not in page
-    assert page.index("<h2>Seed stability</h2>") < page.index("<h2>Motifs</h2>")
-
-
-def test_core_channels_are_exported_marked_and_named_for_their_class(cli, tiny_dataset, tmp_path):
-    run = tmp_path / "run"
-    trained = cli("train", "--task", "splicing", "--preset", "tiny", "--dataset", tiny_dataset,
-                  "--out", run, "--no-progress", "--set", "train.core_samples=2000")  # fmt: skip
-    assert trained.returncode == 0, trained.stderr
-    exported = cli("export", "--model", run, "--min-sites", "1")
-    assert exported.returncode == 0, exported.stderr
-    summary = json.loads((run / "motifs" / "motifs.json").read_text())
-    marked = {m["channel"]: m["core"] for m in summary["motifs"] if m["core"]}
-    assert marked == {8: "acceptor", 9: "donor"}  # after the 8 learned channels
-    meme = (run / "motifs" / "motifs.meme").read_text()
-    assert "MOTIF sparling_c08 core_acceptor" in meme and "MOTIF sparling_c09 core_donor" in meme
 
 
 def test_scan_writes_browser_files_naming_its_own_tracks(planted_tiny):
@@ -302,3 +276,42 @@ def test_report_refuses_a_scan_of_another_model(planted_tiny, tmp_path):
         build_report(run, scan_dir=planted_tiny.tracks)  # the scan of the other weights
     assert str(refused.value).startswith(f"{planted_tiny.tracks}/scan.json: made from other "
                                          f"weights than {run}'s")  # fmt: skip
+
+
+def test_a_fasta_replaced_under_an_older_time_is_scanned_whole(planted_tiny, tmp_path):
+    """A FASTA replaced at the same path by one with more sequences and an older modification
+    time (`cp -p`, `rsync -a`), beside the .fai the first scan made: every sequence is
+    scanned (the stale index gave the first one only, exit 0)."""
+    import os
+
+    from sparling_genomics.runners.scan import scan_run_to_tracks
+
+    fasta = tmp_path / "genome.fa"
+    first = planted_tiny.fasta.read_text().rstrip("\n") + "\n"
+    fasta.write_text(first)
+    common = {"chunk": 5000, "bigwig": False}
+    assert scan_run_to_tracks(planted_tiny.run, fasta, tmp_path / "a", **common)["sequences"] == 1
+    assert (tmp_path / "genome.fa.fai").is_file()
+    fasta.write_text(first + first.replace(f">{planted_tiny.seqid}", ">second", 1))
+    os.utime(fasta, (1_000_000_000, 1_000_000_000))
+    summary = scan_run_to_tracks(planted_tiny.run, fasta, tmp_path / "b", **common)
+    assert summary["sequences"] == 2 and summary["bases"] == 2 * planted_tiny.length
+    chroms = {line.split("\t")[0] for line in (tmp_path / "b" / "motif_sites.bed").read_text()
+              .splitlines()}  # fmt: skip
+    assert chroms == {planted_tiny.seqid, "second"}
+
+
+def test_a_scan_of_motifs_exported_from_other_weights_is_refused(planted_tiny, tmp_path):
+    import shutil
+
+    import pytest
+
+    from sparling_genomics.errors import InputError
+    from sparling_genomics.runners.scan import scan_run_to_tracks
+
+    run = retrain_in_place(shutil.copytree(planted_tiny.run, tmp_path / "run"))
+    with pytest.raises(InputError) as refused:
+        scan_run_to_tracks(run, planted_tiny.fasta, tmp_path / "t")
+    assert str(refused.value).startswith(f"{run}/motifs/motifs.json: made from other weights "
+                                         f"than {run}'s (model fingerprint ")  # fmt: skip
+    assert not (tmp_path / "t").exists()

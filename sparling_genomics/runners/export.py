@@ -33,6 +33,7 @@ from ..export.family_files import (
 )
 from ..export.formats import write_motif_files
 from ..export.logos import write_logos
+from ..export.motif_summary import write_motifs_summary
 from ..export.motifs import (
     channel_site_windows,
     context_offset,
@@ -43,9 +44,8 @@ from ..export.motifs import (
 from ..export.naming import jaspar_targets, match_dict, name_motifs, write_tomtom
 from ..export.reference_motifs import kl_to_annotated, motif_file_targets, splicing_reference
 from ..genome.pwm import information_content
-from ..io import write_json_atomic
 from ..progress import Counter
-from ..rundir import FAMILIES_DIR, MOTIFS_SUMMARY, motifs_dir
+from ..rundir import FAMILIES_DIR, motifs_dir
 from ..train.loading import load_run
 from ..train.provenance import run_fingerprint
 
@@ -70,13 +70,14 @@ def export_run_motifs(
     ``reference_motifs``); ``positions``: the positional statistics' settings (site tasks)."""
     run = Path(run)
     out = Path(out) if out is not None else motifs_dir(run)
-    config, task, model, torch_device = load_run(run, device=device, dataset=dataset)
+    loaded = load_run(run, device=device, dataset=dataset)
+    task, model, config = loaded.task, loaded.model, loaded.config
     dataset = getattr(task, "data", None) if task.scoring == "sites" else None
     # Site tasks know their split's size (a bar with an end); the others count up.
     total = len(task.eval_indices(split)) if hasattr(task, "eval_indices") else None
     with Counter(f"export: {split} windows", total=total, unit="window") as counter:
         windows, _, background, sites = channel_site_windows(
-            model, task, split, batch_size=config.train.eval_batch_size, device=torch_device,
+            model, task, split, batch_size=config.train.eval_batch_size, device=loaded.device,
             progress=counter.update,
         )
     motifs, silent = motifs_from_windows(windows, min_sites=min_sites, background=background)
@@ -133,10 +134,10 @@ def export_run_motifs(
         members = {f.motif.id: sorted({c for m in f.members for c in groups[m.channel]})
                    for f in family_list}  # fmt: skip
         with Counter("export: family effects", total=2, unit="step") as counter:
-            effects = family_effects(model, task, split, members, device=torch_device,
+            effects = family_effects(model, task, split, members, device=loaded.device,
                                      batch_size=config.train.eval_batch_size)  # fmt: skip
             counter.update(1)
-            composition = composition_control(model, task, split, members, device=torch_device,
+            composition = composition_control(model, task, split, members, device=loaded.device,
                                               batch_size=config.train.eval_batch_size)
             counter.update(1)
         add_family_effects(families, effects)
@@ -171,5 +172,5 @@ def export_run_motifs(
         "shuffled_control": naming["control"],
         "files": {k: str(v.name) for k, v in files.items()},
     }
-    write_json_atomic(out / MOTIFS_SUMMARY, summary)
+    write_motifs_summary(out, summary)
     return summary
