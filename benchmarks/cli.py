@@ -236,6 +236,31 @@ def bench_scan_load(run, reference, out, benchmarks_md) -> None:
     click.echo(f"wrote {path}")
 
 
+@main.command("scan-regression")
+@model_option()
+@click.option("--before", required=True, type=click.Path(exists=True, file_okay=False,
+              path_type=Path), help="An earlier checkout (e.g. a git worktree) to time "
+              "against.")  # fmt: skip
+@click.option("--reference", "references", multiple=True, default=("tiny", "tair10-chr1"),
+              show_default=True, help="Reference(s) to scan (repeatable).")  # fmt: skip
+@click.option("--repeats", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option("--parts", default=3, show_default=True, type=click.IntRange(min=2))
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder.")
+@benchmarks_md_option
+def bench_scan_regression(run, before, references, repeats, parts, out, benchmarks_md) -> None:
+    """Time `scan` (whole; parts + gather) of this checkout against an earlier one's, on the
+    same weights, in turns; and check that the sites are the same."""
+    from .scan_regression import run_scan_regression_benchmark
+
+    try:
+        path = run_scan_regression_benchmark(run, out, before=before, references=references,
+                                             repeats=repeats, parts=parts,
+                                             benchmarks_md=benchmarks_md)  # fmt: skip
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--before") from None
+    click.echo(f"wrote {path}")
+
+
 @main.command("motif-export")
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="`planted` benchmark folder."

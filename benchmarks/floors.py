@@ -63,3 +63,7 @@ SCALE_DATASET_PEAK_GB = 4
 SCALE_SCAN_MB_PER_SECOND = 1
 SCALE_LINEAR = 1.2
 SCALE_FLAT = 1.2
+
+#: scan-regression (issue 75): this checkout's ``scan`` (whole, and parts + gather) at most this
+#: times an earlier checkout's on the same weights and reference.
+SCAN_REGRESSION_RATIO = 1.02

@@ -153,6 +153,18 @@ def _scan_load(results: list[dict], name: str) -> Headline:
     return Headline(f"peak RSS {rss}; sites identical to the pieces scanned apart: {same}")
 
 
+def _scan_regression(results: list[dict], name: str) -> Headline:
+    (r,) = results
+    worst = max(m[way]["ratio"] for m in r["references"].values()
+                for way in ("whole", "scattered"))  # fmt: skip
+    same = all(all(m["same_sites"].values()) for m in r["references"].values())
+    floor = r["floor_ratio"]
+    figure = (f"ours / {r['before']['commit']}: worst median {worst:.3f} ("
+              f"{', '.join(r['references'])}; whole and parts + gather); same sites: "
+              f"{'yes' if same else 'no'}")  # fmt: skip
+    return Headline(figure, f"<= {floor}", worst <= floor and same)
+
+
 def _variants(results: list[dict], name: str) -> Headline:
     """The marginal rate against its floor and, where the section ran it, the in-silico
     truth of the section's model against its three floors."""
@@ -311,6 +323,7 @@ SUMMARIES: dict[str, Callable[[list[dict], str], Headline]] = {
     "scale": _scale,
     "scan": _scan,
     "scan-load": _scan_load,
+    "scan-regression": _scan_regression,
     "variants": _variants,
     "peers": _peers,
     "motif-export": _motif_export,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 #: and the analyses.
 SECTION_ORDER = (
     # the product: the pipeline and its verbs on real genomes
-    "pipeline", "splicing", "splicing-seeds", "apply", "scale", "scan", "scan-load", "variants",
-    "motif-export",
+    "pipeline", "splicing", "splicing-seeds", "apply", "scale", "scan", "scan-load",
+    "scan-regression", "variants", "motif-export",
     # the field's tools beside ours
     "peers",
     # the method

@@ -1,9 +1,10 @@
 """Where a run and what is made from it came from, so that a job fed another job's output
 refuses, in one line, a piece that does not belong instead of mixing it in.
 
-- A run's **model fingerprint** is the SHA-256 digest its final checkpoint carries
-  (``train/checkpoint.py``: its weights, config and training state; checked whenever the run
-  is loaded). ``export`` records it in ``motifs.json``, ``scan`` in each part and in
+- A run's **model fingerprint** is the SHA-256 digest (``train/checkpoint.py``) of what
+  defines its model: the final weights and the config's ``task`` and ``model`` blocks. Not
+  the training state (wall clocks; a run killed and resumed is the same model as one never
+  killed) nor paths (a run trained or moved elsewhere is the same model). ``export`` records it in ``motifs.json``, ``scan`` in each part and in
   ``scan.json``, ``variants`` in ``variants.json``; ``scan`` and ``variants`` refuse motifs
   exported from other weights, ``scan --gather`` a part scanned by another model, and
   ``report`` motifs, a scan or variant effects of another model.
@@ -34,6 +35,7 @@ from ..rundir import (
     read_run_json,
     require_finished,
 )
+from .checkpoint import payload_digest
 from .run_config import load_saved_config, recorded_paths
 
 FINGERPRINTED = ("data.dataset",)  # the inputs whose content a run records
@@ -41,17 +43,19 @@ SHOWN = 12  # hex digits of a fingerprint shown in a message
 
 
 def run_fingerprint(run: Path) -> str:
-    """The model fingerprint of finished run ``run``: the digest its final checkpoint carries,
-    read without reading the weights (the file is memory-mapped)."""
+    """The model fingerprint of finished run ``run``: the digest of its final weights and its
+    config's ``task`` and ``model`` blocks (the file is memory-mapped, only the weights are
+    read)."""
     final = require_finished(run)
     try:
         payload = torch.load(final, map_location="cpu", weights_only=True, mmap=True)
     except Exception as exc:  # torch raises many types for bad files
         raise CheckpointError(f"{final}: not a readable checkpoint ({exc})"[:300]) from None
-    digest = payload.get("digest") if isinstance(payload, dict) else None
-    if not isinstance(digest, str):
-        raise CheckpointError(f"{final}: not a sparling-genomics checkpoint (no digest)")
-    return digest
+    if not isinstance(payload, dict) or not isinstance(payload.get("model"), dict):
+        raise CheckpointError(f"{final}: not a sparling-genomics checkpoint (no model weights)")
+    config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
+    return payload_digest({"model": payload["model"],
+                           "config": {key: config.get(key) for key in ("task", "model")}})
 
 
 def check_same_model(recorded: str | None, run: Path, fingerprint: str, made: Path,

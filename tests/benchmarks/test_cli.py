@@ -9,8 +9,8 @@ import pytest
 from tests.conftest import REPO
 
 BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
-              "peers", "pipeline", "planted", "planted-data", "scale", "scan", "scan-load", "seeds",
-              "sparse-layer", "splicing", "tidy", "variants")  # fmt: skip
+              "peers", "pipeline", "planted", "planted-data", "scale", "scan", "scan-load",
+              "scan-regression", "seeds", "sparse-layer", "splicing", "tidy", "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
@@ -43,6 +43,8 @@ def test_each_benchmark_keeps_its_options():
                                    "--seed", "--set", "--skip"]  # fmt: skip
     assert options["scan"] == options["scan-load"] == ["--benchmarks-md", "--model", "--out",
                                                        "--reference"]  # fmt: skip
+    assert options["scan-regression"] == ["--before", "--benchmarks-md", "--model", "--out",
+                                          "--parts", "--reference", "--repeats"]  # fmt: skip
     assert options["motif-export"] == ["--benchmarks-md", "--out", "--preset", "--seeds"]
     assert options["sparse-layer"] == ["--benchmarks-md", "--out", "--repeats"]
     assert options["apply"] == ["--benchmarks-md", "--command", "--out", "--wall-seconds",

@@ -25,17 +25,27 @@ from sparling_genomics.train.trainer import Trainer, train
 from tests.conftest import TINY_FASTA, TINY_GFF
 
 
-def test_the_model_fingerprint_is_the_final_checkpoints_digest(tmp_path):
+def test_the_model_fingerprint_is_of_the_weights_and_the_model_config_only(tmp_path):
     run = tmp_path / "run"
     config_path(run).parent.mkdir(parents=True)
     config_path(run).write_text("task: planted\n")
     final = checkpoint_path(run, "final.pt")
     final.parent.mkdir()
-    save_checkpoint(final, {"model": {"w": torch.arange(10.0)}})
-    digest = torch.load(final, weights_only=True)["digest"]
-    assert run_fingerprint(run) == digest
-    save_checkpoint(final, {"model": {"w": torch.arange(10.0) + 1}})
-    assert run_fingerprint(run) != digest
+    config = {"task": "planted", "model": {"hidden": 8}, "data": {"dataset": "/a/d.h5"}}
+    save_checkpoint(final, {"model": {"w": torch.arange(10.0)}, "config": config,
+                            "trainer": {"elapsed_seconds": 1.0}})  # fmt: skip
+    fingerprint = run_fingerprint(run)
+    # Another wall clock (a run killed and resumed) or another path: the same model.
+    save_checkpoint(final, {"model": {"w": torch.arange(10.0)},
+                            "config": config | {"data": {"dataset": "/b/d.h5"}},
+                            "trainer": {"elapsed_seconds": 2.0}})  # fmt: skip
+    assert run_fingerprint(run) == fingerprint
+    # Other weights, or another architecture: another model.
+    save_checkpoint(final, {"model": {"w": torch.arange(10.0) + 1}, "config": config})
+    assert run_fingerprint(run) != fingerprint
+    save_checkpoint(final, {"model": {"w": torch.arange(10.0)},
+                            "config": config | {"model": {"hidden": 9}}})  # fmt: skip
+    assert run_fingerprint(run) != fingerprint
 
 
 def test_an_output_of_other_weights_is_refused_and_an_old_one_passes(tmp_path):
