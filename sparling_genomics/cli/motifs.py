@@ -194,15 +194,37 @@ def report(run, motifs_dir, baseline, scan_dir, out, title, stability, evaluatio
 @click.command()
 @click.option("--model", "runs", required=True, multiple=True, metavar="RUN",
               type=click.Path(path_type=Path),
-              help="An exported run directory, one per seed (give it 2 or more times).")
+              help="An exported run directory, one per seed of one setting (give it once per "
+              "seed; one run: reproducibility is not measured).")  # fmt: skip
 @click.option("--out", required=True, type=OUT_FILE, help="JSON file.")
 @click.option("--q", "q_threshold", default=0.01, show_default=True, type=float,
               help="Tomtom q-value below which two families match.")  # fmt: skip
-def stability(runs, out, q_threshold) -> None:
-    """Which motif families recur across seeds of one setting (Tomtom of the representatives)."""
+@click.option("--consensus", "consensus_sets", multiple=True, metavar="KEY=VALUE",
+              help="A consensus setting (ConsensusSettings), e.g. site_overlap=0.6; "
+              "repeatable.")  # fmt: skip
+def stability(runs, out, q_threshold, consensus_sets) -> None:
+    """Which motif families recur across seeds of one setting: matched by logo (Tomtom of the
+    representatives) and by where they fire, grouped into consensus families."""
+    from ..config import merge, parse_override
+    from ..export.consensus import consensus_settings
     from ..runners.stability import seed_stability
 
-    result = seed_stability(list(runs), out, q_threshold=q_threshold)
+    settings = consensus_settings(q_threshold=q_threshold)
+    for text in consensus_sets:
+        settings = merge(settings, parse_override(text), "consensus")
+    result = seed_stability(list(runs), out, settings=settings)
+    consensus = result["consensus"]
+    if not consensus["measured"]:
+        click.echo(consensus["note"])
+        return
     for s in result["seeds"]:
         click.echo(f"{s['seed']}: {s['recurring']} of {s['families']} families in every seed")
     click.echo(f"fraction reproduced: {result['fraction_reproduced']}")
+    full = sum(g["seeds"] == g["of"] for g in consensus["groups"])
+    click.echo(f"consensus: {len(consensus['groups'])} families in 2 or more seeds, {full} in "
+               f"every seed; {len(consensus['not_reproduced'])} in one seed only")
+    sites = consensus["by_sites"]
+    for name, figures in (("logo", consensus["by_logo"]), ("sites", sites)):
+        if figures is not None:
+            click.echo(f"by {name}: {figures['recurring']} of {figures['families']} families "
+                       f"in every seed, carrying {figures['effect_reproduced']} of the effect")

@@ -146,7 +146,12 @@ def site_keys(sites: np.ndarray) -> np.ndarray:
 def site_overlap(a: np.ndarray, b: np.ndarray, window: int) -> float:
     """Fraction of the smaller of site sets ``a``, ``b`` (rows window, position, ...) that
     have a site of the other in the same window within +-``window`` nt."""
-    ka, kb = site_keys(a), site_keys(b)
+    return key_overlap(site_keys(a), site_keys(b), window)
+
+
+def key_overlap(ka: np.ndarray, kb: np.ndarray, window: int) -> float:
+    """:func:`site_overlap` of sorted :func:`site_keys` (kept by a caller comparing the same
+    sites many times)."""
     if len(ka) > len(kb):
         ka, kb = kb, ka
     if not len(ka):

@@ -1,7 +1,7 @@
 """``motifs.json``: the summary ``export`` writes beside its motif files, its one writer and
 its one reader; and the exported motifs and motif families read back as
 :class:`~.formats.ExportedMotif` (the summary's fields with the PWMs of the MEME file beside
-it), as ``scan`` and ``stability`` use them.
+it), and the families' merged sites, as ``scan`` and ``stability`` use them.
 
 The summary's layout is ``runners/export.py``'s (``motifs``: one entry a motif; ``families``:
 the families' block, ``export/families.py``). Every reader comes through here, so a missing,
@@ -10,11 +10,17 @@ torn or foreign file is the same one-line error, naming the file, wherever it is
 
 from __future__ import annotations
 
+import csv
+import gzip
+import io
+import zlib
 from pathlib import Path
+
+import numpy as np
 
 from ..errors import InputError, RunDirectoryError
 from ..io import write_json_atomic
-from ..rundir import FAMILIES_DIR, MOTIFS_MEME, MOTIFS_SUMMARY, read_run_json
+from ..rundir import FAMILIES_DIR, FAMILY_SITES, MOTIFS_MEME, MOTIFS_SUMMARY, read_run_json
 from .formats import ExportedMotif, read_meme_motifs
 
 #: What makes the summary when it is missing.
@@ -78,6 +84,29 @@ def exported_families(folder: Path) -> list[ExportedMotif]:
     return [ExportedMotif(f["id"], probs, int(f["nsites"]), _name(f),
                           effect=(f.get("effect") or {}).get("effect"))
             for f, probs in zip(entries, pwms)]  # fmt: skip
+
+
+def exported_family_sites(folder: Path) -> dict[str, np.ndarray] | None:
+    """The families' merged sites of ``FOLDER/families/sites.tsv.gz`` (``export/families.py``
+    ``sites_tsv``): family id -> (window, start, strand +1/-1) rows, windows in the exported
+    split's evaluation order; None where the export wrote no such file (no families, or an
+    export from before it). A torn or foreign file is a one-line :class:`InputError`."""
+    path = Path(folder) / FAMILIES_DIR / FAMILY_SITES
+    if not path.is_file():
+        return None
+    rows: dict[str, list] = {}
+    try:
+        reader = csv.reader(io.StringIO(gzip.decompress(path.read_bytes()).decode()),
+                            delimiter="\t")  # fmt: skip
+        if next(reader, None) != ["family", "window", "start", "end", "strand"]:
+            raise ValueError("not the header export writes")
+        for line in reader:
+            family, window, start, _, strand = line
+            rows.setdefault(family, []).append((int(window), int(start),
+                                                {"+": 1, "-": -1}[strand]))  # fmt: skip
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: not a family sites table ({exc}); export again") from None
+    return {k: np.asarray(v, np.int64).reshape(-1, 3) for k, v in rows.items()}
 
 
 def _name(entry: dict) -> str:

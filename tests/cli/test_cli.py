@@ -83,9 +83,26 @@ def test_stability_verb_writes_the_table(tmp_path, cli):
     result = cli("stability", *[a for r in runs for a in ("--model", r)], "--out", out)
     assert result.returncode == 0, result.stderr
     assert "seed0: 1 of 3 families in every seed" in result.stdout
+    assert "consensus: 2 families in 2 or more seeds, 1 in every seed; 3 in one seed only" \
+        in result.stdout
     written = json.loads(out.read_text())
     assert written == seed_stability(runs)
     assert written["fraction_reproduced"] == pytest.approx(0.375, abs=1e-4)
+    assert written["consensus"]["groups"][0]["recurs"] == "3 of 3"
+
+
+def test_stability_verb_refuses_runs_of_another_task_and_measures_nothing_for_one(tmp_path,
+                                                                                  cli):  # fmt: skip
+    runs = [exported_family_run(tmp_path, 0), exported_family_run(tmp_path, 1, task="splicing")]
+    out = tmp_path / "stability.json"
+    result = cli("stability", *[a for r in runs for a in ("--model", r)], "--out", out)
+    assert result.returncode == 2 and not out.exists()
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {runs[1]}: another task than")
+    result = cli("stability", "--model", runs[0], "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "reproducibility was not measured" in result.stdout
+    assert json.loads(out.read_text())["consensus"]["measured"] is False
 
 
 def test_stability_verb_refuses_a_run_without_motifs(tmp_path, cli):

@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 
 from sparling_genomics.errors import InputError, RunDirectoryError
+from sparling_genomics.export.families import MotifFamily, write_family_sites
 from sparling_genomics.export.formats import ExportedMotif, write_motif_files
 from sparling_genomics.export.motif_summary import (
     exported_families,
+    exported_family_sites,
     exported_motifs,
     motifs_summary_path,
     read_motifs_summary,
@@ -97,3 +99,16 @@ def test_no_families_is_an_empty_list_and_no_block_is_one_line(tmp_path):
     old = exported(tmp_path / "old")
     with pytest.raises(InputError, match="motifs.json: no 'families' block .*export` again"):
         exported_families(old)
+
+
+def test_family_sites_read_back_as_written_and_a_torn_file_is_one_line(tmp_path):
+    assert exported_family_sites(tmp_path) is None  # an export without the file
+    sites = np.array([[0, 10, 1], [3, 120, -1]])
+    family = MotifFamily(ExportedMotif("sparling_f00", pwm("CACGTG"), 2), [], [], [], sites)
+    (tmp_path / "families").mkdir()
+    write_family_sites(tmp_path / "families" / "sites.tsv.gz", [family])
+    read = exported_family_sites(tmp_path)
+    assert list(read) == ["sparling_f00"] and read["sparling_f00"].tolist() == sites.tolist()
+    (tmp_path / "families" / "sites.tsv.gz").write_bytes(b"not gzip")
+    with pytest.raises(InputError, match="sites.tsv.gz: not a family sites table"):
+        exported_family_sites(tmp_path)
