@@ -22,9 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-from sparling_genomics.genome.references import load_reference
+import yaml
 
-from sparling_genomics.rundir import motifs_dir
+from sparling_genomics.genome.references import load_reference
+from sparling_genomics.rundir import config_path, motifs_dir
 
 from .floors import SCAN_REGRESSION_RATIO
 from .report import machine_description, machine_line, publish
@@ -51,6 +52,17 @@ def _child(tree: Path, args: list[str], log: Path) -> tuple[float, float]:
     return seconds, usage.ru_maxrss / 1024**2
 
 
+def _dataset_args(run: Path) -> list[str]:
+    """``--dataset PATH`` of the run's own dataset (a path relative to the run does not hold
+    for its copies); none where it records none or it is not there."""
+    config = yaml.safe_load(config_path(run).read_text()) or {}
+    recorded = (config.get("data") or {}).get("dataset")
+    if not recorded:
+        return []
+    path = Path(recorded) if Path(recorded).is_absolute() else run / recorded
+    return ["--dataset", str(path.resolve())] if path.is_file() else []
+
+
 def _prepare(run: Path, out: Path, before: Path) -> dict[str, Path]:
     """One copy of ``run`` per checkout, each exported by that checkout (reused when done)."""
     models = {}
@@ -58,23 +70,30 @@ def _prepare(run: Path, out: Path, before: Path) -> dict[str, Path]:
         model = out / "models" / name
         if not motifs_dir(model).is_dir():
             shutil.rmtree(model, ignore_errors=True)
-            shutil.copytree(run, model, ignore=shutil.ignore_patterns(motifs_dir(run).name, "*.replaced-*"))
-            _child(tree, ["export", "--model", str(model)], out / f"export_{name}.log")
+            skip = shutil.ignore_patterns(motifs_dir(run).name, "*.replaced-*")
+            shutil.copytree(run, model, ignore=skip)
+            _child(tree, ["export", "--model", str(model), *_dataset_args(run)],
+                   out / f"export_{name}.log")  # fmt: skip
         models[name] = model
     return models
 
 
-def _whole(tree: Path, model: Path, reference: str, scan: Path, log: Path) -> dict:
+def _scan_args(model: Path, reference: str, scan: Path, dataset: list[str]) -> list[str]:
+    return ["scan", "--model", str(model), "--reference", reference, "--out", str(scan),
+            *dataset]  # fmt: skip
+
+
+def _whole(tree: Path, model: Path, reference: str, scan: Path, log: Path,
+           dataset: list[str]) -> dict:  # fmt: skip
     shutil.rmtree(scan, ignore_errors=True)
-    seconds, rss = _child(tree, ["scan", "--model", str(model), "--reference", reference,
-                                 "--out", str(scan)], log)  # fmt: skip
+    seconds, rss = _child(tree, _scan_args(model, reference, scan, dataset), log)
     return {"seconds": seconds, "peak_rss_gb": rss}
 
 
 def _scattered(tree: Path, model: Path, reference: str, scan: Path, parts: int,
-               log: Path) -> dict:  # fmt: skip
+               log: Path, dataset: list[str]) -> dict:  # fmt: skip
     shutil.rmtree(scan, ignore_errors=True)
-    common = ["scan", "--model", str(model), "--reference", reference, "--out", str(scan)]
+    common = _scan_args(model, reference, scan, dataset)
     part_seconds, rss = [], []
     for i in range(1, parts + 1):
         seconds, peak = _child(tree, [*common, "--part", f"{i}/{parts}"], log)
@@ -103,7 +122,7 @@ def _figures(times: dict[str, list[dict]], key: str) -> dict:
 
 
 def measure_reference(models: dict[str, Path], before: Path, reference: str, out: Path, *,
-                      repeats: int, parts: int) -> dict:  # fmt: skip
+                      repeats: int, parts: int, dataset: list[str]) -> dict:  # fmt: skip
     """Whole and scattered scans of ``reference`` by each checkout, ``repeats`` times in
     turns; their figures and whether the sites are the same."""
     trees = dict(zip(CHECKOUTS, (before, OURS)))
@@ -115,9 +134,10 @@ def measure_reference(models: dict[str, Path], before: Path, reference: str, out
         for name in order:
             scans = out / "scans" / reference / name
             whole[name].append(_whole(trees[name], models[name], reference, scans / "whole",
-                                      log))  # fmt: skip
+                                      log, dataset))  # fmt: skip
             scattered[name].append(_scattered(trees[name], models[name], reference,
-                                              scans / "scattered", parts, log))  # fmt: skip
+                                              scans / "scattered", parts, log,
+                                              dataset))  # fmt: skip
     scans = out / "scans" / reference
     same = {
         "whole_vs_before": _same(scans / "ours" / "whole", scans / "before" / "whole"),
@@ -153,16 +173,21 @@ def run_scan_regression_benchmark(run: Path, out: Path, *, before: Path,
                                   benchmarks_md: Path = Path("BENCHMARKS.md")) -> Path:  # fmt: skip
     """Time ``scan`` (whole; ``parts`` parts + gather) of each reference by this checkout
     and by ``before``, ``repeats`` times each in turns, on ``run``'s weights."""
-    run, out, before = Path(run), Path(out), Path(before).resolve()
+    shown_run, shown_out, before = Path(run), Path(out), Path(before).resolve()
     if not (before / "sparling_genomics" / "__main__.py").is_file():
         raise ValueError(f"{before}: not a checkout of sparling-genomics (no "
                          "sparling_genomics/__main__.py)")  # fmt: skip
+    run, out = shown_run.resolve(), shown_out.resolve()  # the children run in their checkout
     out.mkdir(parents=True, exist_ok=True)
     models = _prepare(run, out, before)
-    measured = {ref: measure_reference(models, before, ref, out, repeats=repeats, parts=parts)
-                for ref in references}  # fmt: skip
+    dataset = _dataset_args(run)
+    measured = {ref: measure_reference(models, before, ref, out, repeats=repeats, parts=parts,
+                                       dataset=dataset) for ref in references}  # fmt: skip
     shutil.rmtree(out / "scans", ignore_errors=True)
     shutil.rmtree(out / "models", ignore_errors=True)
+    for log in out.glob("*.log"):  # a failure's log stays (with its message)
+        log.unlink()
+    run, out = shown_run, shown_out
     result = {
         "benchmark": "scan-regression",
         "run": str(run),

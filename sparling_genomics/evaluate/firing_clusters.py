@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from sklearn.cluster import KMeans
 
 from ..models.modes import eval_mode
 from ..models.split import motif_output
@@ -95,6 +94,9 @@ def _clusters(x: np.ndarray, rng: np.random.Generator, seed: int) -> dict:
         return {"firings": len(x), "cos": None, "minor": 0.0, "centres": None}
     if len(x) > MAX_FIRINGS:
         x = x[rng.choice(len(x), MAX_FIRINGS, replace=False)]
+    from sklearn.cluster import KMeans  # here: scikit-learn takes ~2 s to import, and every
+    # verb that reads a checkpoint imports this module through the rule registry
+
     labels = KMeans(n_clusters=2, n_init=4, random_state=seed).fit_predict(x)
     sizes = np.bincount(labels, minlength=2)
     order = np.argsort(-sizes)

@@ -4,10 +4,11 @@ refuses, in one line, a piece that does not belong instead of mixing it in.
 - A run's **model fingerprint** is the SHA-256 digest (``train/checkpoint.py``) of what
   defines its model: the final weights and the config's ``task`` and ``model`` blocks. Not
   the training state (wall clocks; a run killed and resumed is the same model as one never
-  killed) nor paths (a run trained or moved elsewhere is the same model). ``export`` records it in ``motifs.json``, ``scan`` in each part and in
-  ``scan.json``, ``variants`` in ``variants.json``; ``scan`` and ``variants`` refuse motifs
-  exported from other weights, ``scan --gather`` a part scanned by another model, and
-  ``report`` motifs, a scan or variant effects of another model.
+  killed) nor paths (a run trained or moved elsewhere is the same model). ``export``
+  records it in ``motifs.json``, ``scan`` in each part and in ``scan.json``, ``variants`` in
+  ``variants.json``; ``scan`` and ``variants`` refuse motifs exported from other weights,
+  ``scan --gather`` a part scanned by another model, and ``report`` motifs, a scan or
+  variant effects of another model.
 - ``RUN/inputs.json`` records the fingerprint of the dataset (``data.dataset``) the run was
   trained on (``genome/fingerprint.py``), written by the trainer as it makes the run's folder
   (a run from before the record gets one when it is resumed). Loading the run (``train

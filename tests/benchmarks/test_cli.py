@@ -10,7 +10,8 @@ from tests.conftest import REPO
 
 BENCHMARKS = ("apply", "concepts", "grokking", "identifiability", "motif-export", "paper-domain",
               "peers", "pipeline", "planted", "planted-data", "scale", "scan", "scan-load",
-              "scan-regression", "seeds", "sparse-layer", "splicing", "tidy", "variants")  # fmt: skip
+              "scan-regression", "seeds", "sparse-layer", "splicing", "tidy",
+              "variants")  # fmt: skip
 
 
 def run_benchmarks(*args):
