@@ -18,17 +18,8 @@ from sparling_genomics.export.consensus import (
 )
 from sparling_genomics.export.families import reverse_complement
 from sparling_genomics.export.formats import ExportedMotif
+from tests.export.test_families import LONG, OTHER, pwm
 
-
-def pwm(seq: str, p: float = 0.85) -> np.ndarray:
-    out = np.full((len(seq), 4), (1 - p) / 3)
-    for i, base in enumerate(seq):
-        out[i, "ACGT".index(base)] = p
-    return out
-
-
-LONG = "TGACCTAGGCATTC"  # not its own reverse complement
-OTHER = "GGGAAACCCTTTGG"
 SINGLE = ["ATATCGCGTAGCAA", "CCTTGAGTCAAGGA", "GTGTACACTTCAGC"]  # one of its own per seed
 
 
