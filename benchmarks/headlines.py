@@ -153,10 +153,16 @@ def _scan_load(results: list[dict], name: str) -> Headline:
     return Headline(f"peak RSS {rss}; sites identical to the pieces scanned apart: {same}")
 
 
+def worst_scan_ratio(result: dict) -> float:
+    """scan-regression's largest median ratio (ours / before) over references and ways of
+    scanning (whole; parts + gather)."""
+    return max(ref[way]["ratio"] for ref in result["references"].values()
+               for way in ("whole", "scattered"))  # fmt: skip
+
+
 def _scan_regression(results: list[dict], name: str) -> Headline:
     (r,) = results
-    worst = max(m[way]["ratio"] for m in r["references"].values()
-                for way in ("whole", "scattered"))  # fmt: skip
+    worst = worst_scan_ratio(r)
     same = all(all(m["same_sites"].values()) for m in r["references"].values())
     floor = r["floor_ratio"]
     figure = (f"ours / {r['before']['commit']}: worst median {worst:.3f} ("

@@ -24,10 +24,12 @@ from pathlib import Path
 
 import yaml
 
+from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.references import load_reference
 from sparling_genomics.rundir import config_path, motifs_dir
 
 from .floors import SCAN_REGRESSION_RATIO
+from .headlines import worst_scan_ratio
 from .report import machine_description, machine_line, publish
 
 CHECKOUTS = ("before", "ours")
@@ -143,11 +145,8 @@ def measure_reference(models: dict[str, Path], before: Path, reference: str, out
         "whole_vs_before": _same(scans / "ours" / "whole", scans / "before" / "whole"),
         "gathered_vs_whole": _same(scans / "ours" / "scattered", scans / "ours" / "whole"),
     }
-    fasta = load_reference(reference).fasta
-    from sparling_genomics.genome.fasta import Genome
-
     return {
-        "bases": sum(Genome(fasta).lengths.values()),
+        "bases": sum(Genome(load_reference(reference).fasta).lengths.values()),
         "whole": _figures(whole, "seconds"),
         "scattered": _figures(scattered, "seconds"),
         "gather": _figures(scattered, "gather_seconds"),
@@ -203,12 +202,6 @@ def run_scan_regression_benchmark(run: Path, out: Path, *, before: Path,
                    "scan-regression", _markdown(result, run, out))  # fmt: skip
 
 
-def worst_ratio(result: dict) -> float:
-    """The largest median ratio (ours / before) over references and ways of scanning."""
-    return max(ref[way]["ratio"] for ref in result["references"].values()
-               for way in ("whole", "scattered"))  # fmt: skip
-
-
 def _markdown(r: dict, run: Path, out: Path) -> str:
     before = r["before"]
     lines = [
@@ -241,7 +234,7 @@ def _markdown(r: dict, run: Path, out: Path) -> str:
                 f"{f['ours_seconds']:.2f} | **{f['ratio']:.3f}** ({f['ratio_range'][0]:.3f}-"
                 f"{f['ratio_range'][1]:.3f}) | {mark} |"
             )
-    worst = worst_ratio(r)
+    worst = worst_scan_ratio(r)
     lines += [
         "",
         f"Worst median ratio (whole or parts + gather): **{worst:.3f}**; floor <= "

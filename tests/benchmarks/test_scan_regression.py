@@ -5,8 +5,8 @@ import pytest
 from click.testing import CliRunner
 
 from benchmarks.cli import main
-from benchmarks.headlines import SUMMARIES
-from benchmarks.scan_regression import OURS, _child, _figures, _markdown, worst_ratio
+from benchmarks.headlines import SUMMARIES, worst_scan_ratio
+from benchmarks.scan_regression import OURS, _child, _figures, _markdown
 
 MACHINE = {"cpu": "x", "cores": 2, "torch_threads": 2, "memory_gb": 1, "cuda": None,
            "python": "3.11", "torch": "2", "date": "2026-12-07"}  # fmt: skip
@@ -33,7 +33,7 @@ def test_ratios_are_taken_pair_by_pair():
 
 
 def test_section_and_summary_judge_the_worst_ratio_and_the_sites():
-    assert worst_ratio(_result(1.05)) == 1.05
+    assert worst_scan_ratio(_result(1.05)) == 1.05
     text = _markdown(_result(1.01), "RUN", "OUT")
     assert "abc1234" in text and "**1.010**" in text and ": met." in text
     assert SUMMARIES["scan-regression"]([_result(1.01)], "scan-regression").met is True
