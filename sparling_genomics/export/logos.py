@@ -68,7 +68,9 @@ def logo_png(motif: ExportedMotif) -> bytes:
 
 
 def write_logos(folder: Path, motifs: list[ExportedMotif]) -> dict[str, list[Path]]:
-    """``folder/<id>.png`` and ``.svg`` per motif and ``folder/all_motifs.png`` (a sheet)."""
+    """``folder/<id>.png`` and ``.svg`` per motif and ``folder/all_motifs.png``: a sheet of
+    the PNGs, two a row (pasted with Pillow, not drawn again: drawing is most of a logo's
+    time)."""
     plt = pyplot()
     folder = Path(folder)
     written: dict[str, list[Path]] = {"png": [], "svg": [], "sheet": []}
@@ -83,20 +85,24 @@ def write_logos(folder: Path, motifs: list[ExportedMotif]) -> dict[str, list[Pat
         finally:
             plt.close(fig)
     if motifs:
-        cols = 2
-        rows = (len(motifs) + cols - 1) // cols
-        width = max(m.width for m in motifs)
-        fig, axes = plt.subplots(rows, cols, figsize=(cols * max(3.0, 0.3 * width), 1.9 * rows),
-                                 squeeze=False)  # fmt: skip
-        try:
-            for ax, m in zip(axes.flat, motifs):
-                draw_logo(ax, m)
-            for ax in list(axes.flat)[len(motifs) :]:
-                ax.axis("off")
-            fig.tight_layout()
-            path = folder / "all_motifs.png"
-            _save(fig, path, "png")
-            written["sheet"].append(path)
-        finally:
-            plt.close(fig)
+        path = folder / "all_motifs.png"
+        atomic_write(path, lambda h: logo_sheet(written["png"]).save(h, format="png"), "wb")
+        written["sheet"].append(path)
     return written
+
+
+def logo_sheet(pngs: list[Path], cols: int = 2):
+    """The logos ``pngs`` on one white Pillow image, ``cols`` a row, each in a cell of the
+    widest and tallest logo's size, left-aligned."""
+    from PIL import Image
+
+    images = []
+    for png in pngs:
+        with Image.open(png) as image:
+            images.append(image.convert("RGB"))
+    width, height = max(i.width for i in images), max(i.height for i in images)
+    rows = -(-len(images) // cols)
+    sheet = Image.new("RGB", (cols * width, rows * height), "white")
+    for k, image in enumerate(images):
+        sheet.paste(image, ((k % cols) * width, (k // cols) * height))
+    return sheet

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,14 @@ class DatabaseMotif:
 def load_jaspar_collection(
     release: str = "JASPAR2026", collection: str = "CORE", tax_group: str | None = "plants"
 ) -> list[DatabaseMotif]:
-    """Every motif of a JASPAR collection bundled with pyjaspar (no network)."""
+    """Every motif of a JASPAR collection bundled with pyjaspar (no network); read once a
+    process (pyjaspar takes seconds a collection; naming and the families both use it)."""
+    return list(_jaspar_collection(release, collection, tax_group))
+
+
+@lru_cache(maxsize=4)
+def _jaspar_collection(release: str, collection: str,
+                       tax_group: str | None) -> tuple[DatabaseMotif, ...]:  # fmt: skip
     from pyjaspar import jaspardb
 
     try:
@@ -53,7 +61,7 @@ def load_jaspar_collection(
         out.append(DatabaseMotif(r.matrix_id, r.name, counts / counts.sum(1, keepdims=True)))
     if not out:
         raise InputError(f"JASPAR {release} {collection} {tax_group or ''}: no motifs")
-    return out
+    return tuple(out)
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:

@@ -9,8 +9,12 @@ faster than per-record Seq objects.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
+
+if TYPE_CHECKING:  # torch is imported where it is used: the workflow's checks read FASTA
+    import torch  # without it (2 s an import)
 
 ALPHABET = "ACGT"
 N_CODE = 4
@@ -52,4 +56,6 @@ def one_hot(codes: np.ndarray, dtype=np.float32) -> np.ndarray:
 
 def reverse_complement_one_hot(x: torch.Tensor) -> torch.Tensor:
     """Reverse complement of a one-hot ``(N, 4, L)`` tensor (ACGT order): flip both axes."""
+    import torch
+
     return torch.flip(x, dims=(-2, -1))

@@ -26,6 +26,16 @@ def test_logos_png_svg_and_sheet(tmp_path):
     for path in out["svg"]:
         assert path.read_text().lstrip().startswith("<?xml") and "</svg>" in path.read_text()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    # The sheet: the logos themselves, two a row, each at the top left of its cell.
+    logos = [np.asarray(Image.open(p).convert("RGB")) for p in out["png"]]
+    sheet = np.asarray(Image.open(out["sheet"][0]).convert("RGB"))
+    h, w = max(a.shape[0] for a in logos), max(a.shape[1] for a in logos)
+    assert sheet.shape == (2 * h, 2 * w, 3)
+    for k, logo in enumerate(logos):
+        top, left = (k // 2) * h, (k % 2) * w
+        cell = sheet[top : top + logo.shape[0], left : left + logo.shape[1]]
+        assert np.array_equal(cell, logo), k
+    assert (sheet[h:, w:] == 255).all()  # the empty fourth cell
 
 
 def test_logo_png_is_the_saved_logo(tmp_path):
