@@ -812,7 +812,7 @@ CLASS_TESTS = [
      "nothing written", "tests/test_bad_inputs.py (the read-only-* cases above)"),
     ("a scan_job_bases or scan_jobs that plans more jobs than the genome has chunks: refused "
      "before any job with the number of jobs",
-     "tests/pipelines/test_workflow.py::test_bad_config_stops_before_any_job"),
+     "tests/pipelines/test_workflow_plan.py::test_bad_config_stops_before_any_job"),
     ("the tiny pipeline's jobs killed (SIGKILL) at random points: the rerun's outputs are an "
      "uninterrupted run's, no finished file lost",
      "tests/pipelines/test_workflow.py::test_jobs_killed_at_random_points_rerun_to_the_same_outputs"),

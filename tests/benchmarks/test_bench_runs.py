@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 import yaml
 
@@ -47,8 +48,33 @@ def test_the_saved_runs_are_found():
     assert not any("attempt" in n for n in names if not n.startswith("archive/"))
 
 
+#: The saved run whose report draws its logos for real; the others' reports get a stand-in
+#: for each logo and metaplot (logomaker takes ~0.5 s a logo, a metaplot ~1 s, 45 of them in
+#: a splicing run's report, and the drawing is the same code for every run: the tiny runs'
+#: reports draw both, tests/export/test_reference_motifs.py), its motif's PWM or positions
+#: block checked first.
+DRAWN = {BENCH_RUNS / "planted" / "sparling_seed0"}
+
+
+def _stand_in_logo(motif) -> bytes:
+    probs = np.asarray(motif.probs)
+    assert probs.ndim == 2 and probs.shape[1] == 4 and np.allclose(probs.sum(1), 1, atol=1e-2)
+    return b"\x89PNG stand-in"
+
+
+def _stand_in_metaplot(block: dict, title: str = "") -> bytes | None:
+    edges = block["bin_edges"]
+    for c in (block.get("classes") or {}).values():
+        assert len(c["observed"]) == len(c["expected"]) == len(c["q"]) == len(edges) - 1
+    return b"\x89PNG stand-in" if block.get("classes") else None
+
+
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r.relative_to(BENCH_RUNS).as_posix())
-def test_saved_run_loads_and_reports(run, tmp_path):
+def test_saved_run_loads_and_reports(run, tmp_path, monkeypatch):
+    if run not in DRAWN:
+        monkeypatch.setattr("sparling_genomics.report.html.logo_png", _stand_in_logo)
+        monkeypatch.setattr("sparling_genomics.report.sections.positional_metaplot",
+                            _stand_in_metaplot)  # fmt: skip
     copy = _text_evidence(run, tmp_path)
     resolved = yaml.safe_load(dump_yaml(load_saved_config(copy / "config.yaml")))
     metrics = json.loads((copy / "metrics.json").read_text())
