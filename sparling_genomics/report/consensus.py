@@ -81,6 +81,7 @@ def _headline(consensus: dict) -> str:
     logo = consensus.get("by_logo") or {}
     sites = consensus.get("by_sites")
     q = (consensus.get("settings") or {}).get("q_threshold")
+    q_text = "&ndash;" if q is None else f"{q:g}"
     by_sites = ("" if sites is None else
                 f" Matched by where they fire instead (their sites on the test block), "
                 f"{sites['recurring']} of {sites['families']} recur, carrying "
@@ -88,8 +89,8 @@ def _headline(consensus: dict) -> str:
     return (f"<p>{n} seeds of this setting. {len(groups)} families come back in 2 or more "
             f"seeds, <b>{every} in every seed</b>; seen in one seed only: "
             f"{len(consensus['not_reproduced'])} (listed apart). Families of two seeds match "
-            f"when Tomtom "
-            f"finds one's logo in the other's at q &lt; {fmt(q)}; matched families of all "
+            f"when Tomtom finds one's logo in the other's at q &lt; {q_text}; matched "
+            f"families of all "
             f"seeds are grouped, so a signal split over two families in one seed is one "
             f"family here. Share of the summed family effect carried by families that recur "
             f"in every seed: <b>{fmt(logo.get('effect_reproduced'), 2)}</b> (per seed "
