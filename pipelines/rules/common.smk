@@ -428,3 +428,15 @@ def scan_parts(pattern, jobs, wildcards):
 def gather_args(jobs):
     """`--gather N` for a scattered scan, nothing for one scan job."""
     return f"--gather {jobs}" if jobs > 1 else ""
+
+
+def scan_stability(wildcards):
+    """A run with several seeds: its stability JSON, so each seed's sites carry their
+    consensus family (`scan --stability`); none for one seed."""
+    if len(run_of(wildcards).seeds) < 2:
+        return []
+    return [fill(rules.stability.output.table, wildcards)]
+
+
+def scan_stability_args(wildcards, input):
+    return shlex.join(["--stability", str(input.stability)]) if input.stability else ""

@@ -59,10 +59,12 @@ rule scan_part:
 
 rule scan:
     """Motif sites genome-wide: BED9 (+ .track), bigBed, one activation bigWig per motif, the
-    browser files; one job, or the gather of `scan_jobs` parts."""
+    browser files; one job, or the gather of `scan_jobs` parts; a run with several seeds
+    labels each site with its consensus family (after `stability`)."""
     input:
         summary=rules.export.output.summary,
         parts=lambda wc: scan_parts(rules.scan_part.output.part, run_of(wc).scan_jobs, wc),
+        stability=scan_stability,
     output:
         bed=job_path("sparling", "tracks", "motif_sites.bed"),
         bigbed=job_path("sparling", "tracks", "motif_sites.bb"),
@@ -73,6 +75,7 @@ rule scan:
         fasta=lambda wc: genome_fasta(run_of(wc).genome),
         out=lambda wc, output: Path(output.summary).parent,
         gather=lambda wc: gather_args(run_of(wc).scan_jobs),
+        stability=scan_stability_args,
     log:
         job_path("scan.log", root=LOGS),
     benchmark:
@@ -85,7 +88,8 @@ rule scan:
         "../envs/sparling-genomics.yaml"
     shell:
         "OMP_NUM_THREADS={threads} {params.sg} scan --model {params.model} --threads {threads} "
-        "--fasta {params.fasta} --out {params.out} {params.gather} > {log} 2>&1"
+        "--fasta {params.fasta} --out {params.out} {params.gather} {params.stability} "
+        "> {log} 2>&1"
 
 
 rule diagnose:

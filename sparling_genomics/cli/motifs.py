@@ -129,11 +129,15 @@ def _parse_part(ctx, param, value: str | None) -> tuple[int, int] | None:
               "OUT/parts/; then `--gather N` writes the tracks.")  # fmt: skip
 @click.option("--gather", type=click.IntRange(min=1), metavar="N",
               help="Write the tracks from the N parts in OUT/parts/ (the gather step).")
+@click.option("--stability", type=click.Path(path_type=Path),
+              help="The `stability` JSON of this run's seeds: each site's BED name starts with "
+              "its consensus family across seeds (cNN/family/motif), the tracks coloured by "
+              "it.")  # fmt: skip
 @run_dataset_option()
 @device_option()
 @threads_option()
 def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, precision, part, gather,
-         run_dataset, device) -> None:  # fmt: skip
+         stability, run_dataset, device) -> None:  # fmt: skip
     """Motif sites genome-wide: BED9 (+ .track), bigBed, per-motif activation bigWig."""
     import json
 
@@ -148,7 +152,8 @@ def scan(run, fasta, reference, out, motifs_dir, chunk, no_bigwig, precision, pa
         fasta = load_reference(reference).fasta
     result = scan_run_to_tracks(run, fasta, out, motifs_dir=motifs_dir, chunk=chunk,
                                 device=device, bigwig=not no_bigwig, dataset=run_dataset,
-                                part=part, gather=gather, precision=precision)  # fmt: skip
+                                part=part, gather=gather, precision=precision,
+                                stability=stability)  # fmt: skip
     click.echo(json.dumps(result, indent=2))
 
 

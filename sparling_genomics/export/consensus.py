@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -390,3 +391,26 @@ def family_row(seed: SeedFamilies, k: int, group: str | None, matches: dict,
             "name": f.name or None, "effect": f.effect,
             "composition": seed.composition.get(f.id), "group": group,
             "recurs_by_logo": by_logo, "recurs_by_sites": by_sites, "matches": matches}
+
+
+def run_groups(stability: dict, source, run, families: set[str]) -> dict[str, str]:
+    """Family id -> consensus family id (``cNN``) of run ``run``'s seed in ``stability`` (the
+    ``stability`` verb's JSON, read from ``source``), the run found by its path as the verb
+    recorded it. One-line errors: a JSON without a measured consensus, a run that is not one
+    of its runs, families (``families``: the run's exported ones) it does not know."""
+    consensus = stability.get("consensus") or {}
+    if not consensus.get("measured"):
+        raise InputError(f"{source}: no consensus across seeds to label sites with (one seed, "
+                         "or made before the consensus); run `stability` over the seeds' runs")
+    runs = [str(Path(r).resolve()) for r in stability.get("runs") or []]
+    here = str(Path(run).resolve())
+    if here not in runs:
+        raise InputError(f"{source}: {run} is not one of its runs ({len(runs)} seeds); give "
+                         "the stability JSON of this run's seeds")  # fmt: skip
+    label = consensus["seeds"][runs.index(here)]
+    groups = {r["family"]: r["group"] for r in consensus["families"] if r["seed"] == label}
+    unknown = sorted(families - set(groups))
+    if unknown:
+        raise InputError(f"{source}: families {', '.join(unknown[:3])} of {run} are not in it "
+                         "(exported again since); run `stability` again")  # fmt: skip
+    return groups

@@ -35,6 +35,7 @@ class ExportedMotif:
     family: str = ""  # the id of its motif family (export/families.py), once clustered
     evalue: float | None = None  # MEME's E=, only where a statistic gives one
     effect: float | None = None  # a family's effect on the prediction (evaluate.family_effect)
+    group: str = ""  # its family's consensus family across seeds (export/consensus.py), if any
 
     @property
     def consensus(self) -> str:

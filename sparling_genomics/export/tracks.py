@@ -2,9 +2,11 @@
 
 BED9 (0-based, half-open): chrom, start, end (the motif's trimmed span on the site's strand),
 name (``family/motif id`` when export clustered the motifs into families, else the motif id;
-plus ``:`` and its JASPAR name when significant), score (0-1000: the activation over the
-channel's largest activation in the scan), strand, thickStart/thickEnd (the activation's base,
-when inside the span), itemRgb (one colour per family, or per motif without families).
+``consensus/family/motif id`` when the scan was given the seeds' consensus, ``scan
+--stability``; plus ``:`` and its JASPAR name when significant), score (0-1000: the
+activation over the channel's largest activation in the scan), strand, thickStart/thickEnd
+(the activation's base, when inside the span), itemRgb (one colour per consensus family, else
+per family, else per motif).
 Rows are in ``bedtools sort -g`` order (chromosome order of the FASTA, then start), made and
 sorted per sequence with numpy rather than by bedtools: a chromosome yields millions of rows,
 and writing them out for sortBed and reading them back cost more than the scan itself; the
@@ -18,6 +20,7 @@ and bigWig are written with ``pybigtools`` (the bigBed's header then declared BE
 from __future__ import annotations
 
 import colorsys
+import re
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,8 +43,13 @@ def motif_colours(n: int) -> list[str]:
 
 
 def motif_colour_map(motifs: list[ExportedMotif]) -> dict[str, str]:
-    """Each motif id's ``R,G,B`` colour in the tracks: one per family (the motifs of one family
-    share it), else one per motif; the BED's itemRgb and the browser files' track colours."""
+    """Each motif id's ``R,G,B`` colour in the tracks: one per consensus family across seeds
+    (``cNN``: the NNth colour, so a consensus family has one colour in every seed's tracks),
+    else one per family (the motifs of one family share it), else one per motif; the BED's
+    itemRgb and the browser files' track colours."""
+    if motifs and all(re.fullmatch(r"c\d+", m.group) for m in motifs):
+        palette = motif_colours(max(int(m.group[1:]) for m in motifs) + 1)
+        return {m.id: palette[int(m.group[1:])] for m in motifs}
     groups = list(dict.fromkeys(m.family or m.id for m in motifs))
     colours = dict(zip(groups, motif_colours(len(groups))))
     return {m.id: colours[m.family or m.id] for m in motifs}
@@ -61,7 +69,7 @@ class TrackLayout:
     width: np.ndarray
     offset: np.ndarray
     top: np.ndarray  # the channel's largest activation over the whole scan (score 1000)
-    label: list[str]  # BED name: [family/]motif id, plus ":name" when JASPAR named it
+    label: list[str]  # BED name: [consensus/][family/]motif id, plus ":name" when named
     colour: list[str]
 
 
@@ -78,7 +86,7 @@ def track_layout(
         c = m.channel
         layout.exported[c] = True
         layout.rank[c], layout.width[c], layout.offset[c] = rank, m.width, offsets[c]
-        label = f"{m.family}/{m.id}" if m.family else m.id
+        label = "/".join(part for part in (m.group, m.family, m.id) if part)
         layout.label[c] = label if not m.name else f"{label}:{m.name}"
         layout.colour[c] = colours[m.id]
     for t in tables:

@@ -49,6 +49,7 @@ from ..rundir import motifs_dir as run_motifs_dir
 from ..tasks.registry import task_class
 from ..train.provenance import check_outputs_of
 from .concepts import concepts_section
+from .consensus import consensus_section
 from .diagnostics import diagnostics_section
 from .figures import annealing_curve, channel_glyphs_figure, motif_error_vs_density
 from .html import figure, fmt, logo_cell, meme_pwms
@@ -66,7 +67,7 @@ from .sections import (
 from .variants import variants_section
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1240px;
 color:#222;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;
 margin-top:1.6em}
@@ -74,7 +75,10 @@ table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ddd;padding
 text-align:left;vertical-align:middle;font-size:.92em}th{background:#f4f4f4}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#777}.named{color:#0a6d2c;font-weight:600}.unnamed{color:#999}
-img.logo{height:70px}img.family-logo{width:260px;height:auto}
+img.logo{height:70px}img.family-logo{height:64px;width:auto}
+img.seed-logo{height:44px;width:auto}figure.seed-logo{display:inline-block;margin:0 .3em .2em 0}
+figure.seed-logo figcaption{font-size:.8em}div.wide{overflow-x:auto;max-width:100%}
+td.where{min-width:14em}
 details>summary{cursor:pointer;font-weight:600;margin:1em 0 .5em}
 img.figure{max-width:100%}code{font-size:.95em}
 """
@@ -222,20 +226,19 @@ def build_report(
     ]
     # A biologist reads top-down: the families (ranked by effect) first; the per-channel
     # tables and the checks below, collapsed.
+    stable = read_run_json(Path(stability), "made by `stability`") if stability else None
+    if summary is not None and summary.get("families"):
+        # Whether the families come back when the setting is trained again comes first.
+        parts += consensus_section(stable)
     if summary is not None:
         parts += families_section(summary, motifs_dir)
         family_list = (summary.get("families") or {}).get("families") or []
         parts.append(positions_section(family_list, "Where the families sit"))
         parts.append(grammar_section(summary.get("families")))
-    if stability is not None:
-        parts += stability_section(read_run_json(Path(stability), "made by `stability`"),
-                                   metrics.get("seed"))  # fmt: skip
-    elif summary is not None and summary.get("families"):
-        parts.append(
-            "<h2>Seed stability</h2><p class=muted>Not measured for this run: train it with "
-            "other seeds (pipeline: <code>seeds: [0, 1, 2]</code>) and compare the families "
-            "with <code>sparling-genomics stability</code>.</p>"
-        )
+    if stable is not None and (stable.get("consensus") or {}).get("measured", True):
+        parts += collapsed("Seed stability: each family's match in the other seeds",
+                           stability_section(stable, metrics.get("seed")),
+                           open_="consensus" not in stable)  # fmt: skip
     ann = metrics.get("annealing") or {}
     if ann.get("enabled"):
         parts.append(

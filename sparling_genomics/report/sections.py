@@ -131,12 +131,13 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
         "strand, or shared sites): "
         f"{len(copies.get('redundant') or [])} of {exported} channels "
         f"({fmt(copies.get('fraction'), 3)}).{ranked}</p>",
-        "<table><tr><th>family</th><th>representative</th><th>consensus</th><th>sites</th>"
+        "<div class=wide><table><tr><th>family</th><th>representative</th><th>consensus</th>"
+        "<th>sites</th>"
         "<th>members</th><th>member channels (strand, sites)</th><th>name (q &lt; 0.05)</th>"
         f"{'<th>effect (nats; top-k drop; share)</th>' if effects else ''}"
         f"{'<th>reads (shuffled / real sites; bits a column)</th>' if mixed else ''}"
         f"{'<th>where (against the window null)</th>' if placed else ''}"
-        f"</tr>{''.join(rows)}</table>",
+        f"</tr>{''.join(rows)}</table></div>",
     ]
 
 

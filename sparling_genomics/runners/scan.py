@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ..export.browser import BrowserTracks, write_browser_files
@@ -35,7 +36,7 @@ from ..export.tracks import motif_colour_map, track_line, write_bigwig, write_tr
 from ..genome.fasta import Genome
 from ..io import safe_child, write_json_atomic
 from ..progress import Counter
-from ..rundir import SCAN_SUMMARY
+from ..rundir import SCAN_SUMMARY, read_run_json
 from ..rundir import motifs_dir as run_motifs_dir
 from ..train.loading import load_run, recorded_sources
 from ..train.provenance import check_same_model, run_fingerprint
@@ -56,6 +57,7 @@ def scan_run_to_tracks(
     part: tuple[int, int] | None = None,
     gather: int | None = None,
     precision: str = "float32",
+    stability: Path | None = None,
 ) -> dict:
     """Scan ``fasta`` (None: the genome the run's dataset was built from; an error where the
     run records none) with run ``run``'s model; write BED9 (+ .track), bigBed, per-motif
@@ -63,10 +65,14 @@ def scan_run_to_tracks(
     the mark of a finished scan) to ``out``. Motifs (ids, names, trimmed spans) come from
     ``motifs_dir`` (default ``RUN/motifs``, made by ``export``). ``part=(i, n)``: scan only
     job i of n into ``OUT/parts/``; ``gather=n``: write the files from those n parts;
-    ``precision``: the model's arithmetic (``export.scan.PRECISIONS``)."""
+    ``precision``: the model's arithmetic (``export.scan.PRECISIONS``); ``stability``: the
+    ``stability`` verb's JSON over the seeds of the run's setting, to put each site's
+    consensus family first in its BED name and colour the tracks by it."""
     run, out = Path(run), Path(out)
     fingerprint = run_fingerprint(run)
     motifs, offsets = _exported_motifs(run, motifs_dir, out, fingerprint)
+    if stability is not None:
+        motifs = _with_groups(motifs, Path(stability), run)
     loaded = load_run(run, device=device, dataset=dataset)
     task, model = loaded.task, loaded.model
     fasta, _ = recorded_sources(run, task, fasta, annotation=False)
@@ -138,6 +144,8 @@ def _write_scan(run: Path, out: Path, fasta: Path, genome: Genome, tables: SiteS
         "device": str(device),
         "precision": precision,
         "motifs": len(motifs),
+        **({"consensus": {m.id: m.group for m in motifs}} if any(m.group for m in motifs)
+           else {}),  # fmt: skip
         "sites": int(tables.sites),
         "bed_rows": n_rows,
         "scan_seconds": round(scan_seconds, 2),  # a gathered scan: its parts' seconds summed
@@ -174,3 +182,13 @@ def _exported_motifs(run: Path, motifs_dir, out: Path,
     for m in motifs:
         safe_child(out, m.id, ".bw")
     return motifs, {m.channel: int(m.offset) for m in motifs}
+
+
+def _with_groups(motifs: list[ExportedMotif], stability: Path, run: Path) -> list[ExportedMotif]:
+    """``motifs`` with their families' consensus families (``export.consensus.run_groups``;
+    imported here: the scan without it does not pay for the consensus code's imports)."""
+    from ..export.consensus import run_groups
+
+    groups = run_groups(read_run_json(stability, "made by `stability`"), stability, run,
+                        {m.family for m in motifs if m.family})  # fmt: skip
+    return [replace(m, group=groups.get(m.family, "")) for m in motifs]

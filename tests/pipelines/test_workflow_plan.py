@@ -69,6 +69,10 @@ def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
                                        for s in (0, 1))  # fmt: skip
     reports = [c for c in commands if " report " in c]
     assert sum("--stability results/tiny/a/stability.json" in c for c in reports) == 2
+    # Each seed's sites carry their consensus family (b and planted do not scan).
+    scans = [c for c in commands if " scan " in c]
+    assert len(scans) == 2 and all("--stability results/tiny/a/stability.json" in c
+                                   for c in scans)  # fmt: skip
 
 
 def test_rule_files_spell_no_paths():

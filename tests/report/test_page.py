@@ -40,16 +40,26 @@ def test_report_leads_with_families_and_shows_seed_stability(planted_tiny, cli, 
     assert page.index("<h2>Motif families</h2>") < page.index("Identifiability check")
     assert page.index("<h2>Motif families</h2>") < page.index("<h2>Training</h2>")
     assert "<details><summary>Per-channel table and positions</summary>" in page
-    assert "Not measured for this run" in page  # one seed: said, not hidden
+    # One seed: said first, not hidden.
+    assert page.index("Reproducibility was not measured") < page.index("<h2>Motif families</h2>")
     table = tmp_path / "stability.json"
     # The run against itself: every family recurs (a smoke test of the verb and the section).
     result = cli("stability", "--model", planted_tiny.run, "--model", planted_tiny.run,
                  "--out", table)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert json.loads(table.read_text())["fraction_reproduced"] == 1.0
+    stability = json.loads(table.read_text())
+    assert stability["fraction_reproduced"] == 1.0
     report = tmp_path / "report.html"
     result = cli("report", "--model", planted_tiny.run, "--stability", table, "--out", report)
     assert result.returncode == 0, result.stderr
     page = report.read_text()
-    assert "<h2>Seed stability</h2>" in page and "Not measured" not in page
+    assert "not measured" not in page
+    # The consensus first: every family in 2 of 2 seeds, a logo from each seed's run.
+    first = page.index("<h2>Families across seeds</h2>")
+    assert first < page.index("<h2>Motif families</h2>") < page.index("<h2>Seed stability</h2>")
+    groups = stability["consensus"]["groups"]
+    assert groups and all(g["recurs"] == "2 of 2" for g in groups)
+    consensus = page[first : page.index("<h2>Motif families</h2>")]
+    members = sum(len(ids) for g in groups for ids in g["members"].values())
+    assert consensus.count("<img class=seed-logo") == members and "no logo" not in consensus
     assert page.index("<h2>Seed stability</h2>") < page.index("<h2>Motifs</h2>")

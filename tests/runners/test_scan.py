@@ -315,3 +315,45 @@ def test_a_scan_of_motifs_exported_from_other_weights_is_refused(planted_tiny, t
     assert str(refused.value).startswith(f"{run}/motifs/motifs.json: made from other weights "
                                          f"than {run}'s (model fingerprint ")  # fmt: skip
     assert not (tmp_path / "t").exists()
+
+
+def test_sites_carry_their_consensus_family_across_seeds(cli, planted_tiny, tmp_path):
+    """`scan --stability`: each BED name starts with its family's consensus family (the run
+    against itself: every family in 2 of 2), one colour per consensus family, the map in
+    scan.json; a JSON that does not hold the run, or measured nothing, is one line."""
+    table = tmp_path / "stability.json"
+    result = cli("stability", "--model", planted_tiny.run, "--model", planted_tiny.run,
+                 "--out", table)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(table.read_text())["consensus"]["families"]
+    group = {r["family"]: r["group"] for r in rows if r["seed"] == rows[0]["seed"]}
+    out = tmp_path / "tracks"
+    result = cli("scan", "--model", planted_tiny.run, "--fasta", planted_tiny.fasta, "--out", out,
+                 "--no-bigwig", "--stability", table)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    bed = [line.split("\t") for line in (out / "motif_sites.bed").read_text().splitlines()]
+    assert bed
+    colours: dict[str, set] = {}
+    for row in bed:
+        consensus, family, motif = row[3].split(":")[0].split("/")
+        assert group[family] == consensus and re.fullmatch(r"c\d\d", consensus)
+        colours.setdefault(consensus, set()).add(row[8])
+    assert all(len(c) == 1 for c in colours.values())
+    summary = json.loads((out / "scan.json").read_text())
+    assert set(summary["consensus"].values()) <= set(group.values())
+    # Without it: the names of before, the same sites.
+    plain = [line.split("\t") for line in
+             (planted_tiny.tracks / "motif_sites.bed").read_text().splitlines()]  # fmt: skip
+    assert [r[3].split("/", 1)[1] for r in bed] == [r[3] for r in plain]
+    assert [r[:3] + r[4:8] for r in bed] == [r[:3] + r[4:8] for r in plain]
+    one = tmp_path / "one.json"
+    assert cli("stability", "--model", planted_tiny.run, "--out", one).returncode == 0
+    other = json.loads(table.read_text())
+    other["runs"] = [str(tmp_path / "elsewhere"), str(tmp_path / "elsewhere2")]
+    stranger = tmp_path / "stranger.json"
+    stranger.write_text(json.dumps(other))
+    for bad, message in ((one, "no consensus across seeds"), (stranger, "is not one of its runs")):
+        result = cli("scan", "--model", planted_tiny.run, "--fasta", planted_tiny.fasta,
+                     "--out", tmp_path / "t2", "--no-bigwig", "--stability", bad)  # fmt: skip
+        assert result.returncode == 2 and message in result.stderr and str(bad) in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "t2").exists()
