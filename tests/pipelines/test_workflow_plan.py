@@ -37,17 +37,23 @@ def test_planted_config_file_extends_the_default(tmp_path):
     assert job_counts(result.stdout)["train"] == 3
 
 
+def _plan(tmp_path, text: str):
+    """The dry run (commands printed) of config ``text``: the result and its job counts."""
+    config = tmp_path / "plan.yaml"
+    config.write_text(text)
+    result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", config)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result, job_counts(result.stdout)
+
+
 def test_seeds_genomes_and_the_planted_target_fan_out(tmp_path):
-    config = tmp_path / "fan.yaml"
-    config.write_text(
+    result, counts = _plan(
+        tmp_path,
         "genomes: {tiny: {reference: tiny}, tiny2: {reference: tiny, labels: [donor]}}\n"
         "runs: {a: {genome: tiny, preset: tiny, seeds: [0, 1]}, b: {genome: tiny2, "
         "preset: tiny, baseline: false, scan: false}}\n"
-        "planted: {enabled: true, preset: tiny, seeds: [3], diagnostics: 1000}\n"
+        "planted: {enabled: true, preset: tiny, seeds: [3], diagnostics: 1000}\n",
     )
-    result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", config)
-    assert result.returncode == 0, result.stderr[-2000:]
-    counts = job_counts(result.stdout)
     # train: a's 2 seeds x (Sparling, baseline) + b's Sparling + planted's Sparling
     assert counts["dataset"] == 2 and counts["train"] == 6 and counts["scan"] == 2
     assert counts["compare"] == counts["export"] == counts["report"] == 4
@@ -97,15 +103,12 @@ def test_slurm_profile_resolves(tmp_path):
 def test_scan_job_bases_scatters_by_genome_size(tmp_path):
     """`scan_job_bases` turns each genome's length into its scan's jobs (the tiny reference:
     300,000 bases, so 70,000 a job -> 5 parts), in a run and in `apply:` alike."""
-    config = tmp_path / "bases.yaml"
-    config.write_text(
+    result, counts = _plan(
+        tmp_path,
         "genomes: {tiny: {reference: tiny}, other: {reference: tiny}}\n"
         "runs: {s: {genome: tiny, preset: tiny, scan_job_bases: 70000}}\n"
-        "apply: {model: s, genomes: [other], scan_job_bases: 300000}\n"
+        "apply: {model: s, genomes: [other], scan_job_bases: 300000}\n",
     )
-    result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", config)
-    assert result.returncode == 0, result.stderr[-2000:]
-    counts = job_counts(result.stdout)
     assert counts["scan_part"] == 5 and "apply_scan_part" not in counts  # 300,000 in one job
     assert "--gather 5" in result.stdout and "--part 5/5" in result.stdout
 
