@@ -22,11 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from sparling_genomics.genome.fasta import Genome
 from sparling_genomics.genome.references import load_reference
 from sparling_genomics.rundir import config_path, motifs_dir
+from sparling_genomics.train.run_config import load_saved_config, recorded_paths
 
 from .floors import SCAN_REGRESSION_RATIO
 from .headlines import worst_scan_ratio
@@ -55,14 +54,13 @@ def _child(tree: Path, args: list[str], log: Path) -> tuple[float, float]:
 
 
 def _dataset_args(run: Path) -> list[str]:
-    """``--dataset PATH`` of the run's own dataset (a path relative to the run does not hold
-    for its copies); none where it records none or it is not there."""
-    config = yaml.safe_load(config_path(run).read_text()) or {}
-    recorded = (config.get("data") or {}).get("dataset")
-    if not recorded:
+    """``--dataset PATH`` of the run's own dataset, found as loading the run finds it (a path
+    relative to the run does not hold for its copies); none where it records none or it is
+    not there."""
+    recorded = recorded_paths(load_saved_config(config_path(run))).get("data.dataset")
+    if not recorded or not Path(recorded).is_file():
         return []
-    path = Path(recorded) if Path(recorded).is_absolute() else run / recorded
-    return ["--dataset", str(path.resolve())] if path.is_file() else []
+    return ["--dataset", str(Path(recorded).resolve())]
 
 
 def _prepare(run: Path, out: Path, before: Path) -> dict[str, Path]:

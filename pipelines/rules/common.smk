@@ -354,8 +354,9 @@ def report_inputs(wildcards):
         "metrics": fill(rules.compare.output.metrics, wildcards),
         "motifs": fill(rules.export.output.summary, wildcards),
     }
-    if len(run.seeds) > 1:  # each seed's report shows which families recur in every seed
-        out["stability"] = fill(rules.stability.output.table, wildcards)
+    table = stability_table(wildcards)
+    if table:  # each seed's report shows which families recur in every seed
+        out["stability"] = table[0]
     if run.scan:
         out["scan"] = fill(rules.scan.output.summary, wildcards)
     if run.baseline:
@@ -430,9 +431,9 @@ def gather_args(jobs):
     return f"--gather {jobs}" if jobs > 1 else ""
 
 
-def scan_stability(wildcards):
-    """A run with several seeds: its stability JSON, so each seed's sites carry their
-    consensus family (`scan --stability`); none for one seed."""
+def stability_table(wildcards):
+    """A run with several seeds: its stability JSON (each seed's report shows it; each seed's
+    sites carry their consensus family, `scan --stability`); none for one seed."""
     if len(run_of(wildcards).seeds) < 2:
         return []
     return [fill(rules.stability.output.table, wildcards)]

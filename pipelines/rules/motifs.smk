@@ -64,7 +64,7 @@ rule scan:
     input:
         summary=rules.export.output.summary,
         parts=lambda wc: scan_parts(rules.scan_part.output.part, run_of(wc).scan_jobs, wc),
-        stability=scan_stability,
+        stability=stability_table,
     output:
         bed=job_path("sparling", "tracks", "motif_sites.bed"),
         bigbed=job_path("sparling", "tracks", "motif_sites.bb"),

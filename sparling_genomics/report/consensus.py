@@ -21,6 +21,7 @@ from ..export.motif_summary import read_motifs_summary
 from ..rundir import FAMILIES_DIR, MOTIFS_MEME
 from ..rundir import motifs_dir as run_motifs_dir
 from .html import fmt, logo_cell, meme_pwms
+from .sections import composition_cell, where_cell
 
 HEADING = "<h2>Families across seeds</h2>"
 
@@ -114,16 +115,17 @@ def _label(group: dict) -> str:
     return f"<td>{text}</td>"
 
 
-def _reads(composition: dict | None) -> str:
-    label = (composition or {}).get("label")
-    if not label:
-        return "<td class=muted>&ndash;</td>"
-    return f"<td><span class={'unnamed' if label == 'composition' else 'named'}>{label}</span></td>"
+def _reads(label: str | None, view: SeedView, family: str) -> str:
+    """The families table's "reads" cell of ``family`` (label, shuffled/real ratio, bits a
+    column, from its seed's ``motifs.json``); the consensus's ``label`` alone where that run
+    is not found; a dash where there is neither."""
+    full = (view.families.get(family) or {}).get("composition")
+    return composition_cell(full or ({"label": label} if label else None)) or (
+        "<td class=muted>&ndash;</td>")
 
 
 def _where(view: SeedView, family: str) -> str:
-    block = (view.families.get(family) or {}).get("positions") or {}
-    return f"<td class=where>{html.escape(block.get('summary') or '')}</td>"
+    return where_cell(view.families.get(family) or {}, placed=True)
 
 
 def _logos(members: list[str], view: SeedView) -> str:
@@ -150,7 +152,7 @@ def _groups_table(groups: list[dict], labels: list[str], views: dict[str, SeedVi
             f"<tr><td><code>{html.escape(g['id'])}</code></td>"
             f"<td class=num><span class={'named' if full else 'plain'}>"
             f"{html.escape(g['recurs'])}</span></td>{_effect(g['effect'])}{_label(g)}"
-            f"{_reads(g.get('composition'))}"
+            f"{_reads(g.get('composition'), views[lead['seed']], lead['family'])}"
             + "".join(_logos(g["members"].get(label) or [], views[label]) for label in labels)
             + f"{_where(views[lead['seed']], lead['family'])}</tr>"
         )  # fmt: skip
@@ -166,7 +168,8 @@ def _apart(groups: list[dict], views: dict[str, SeedView]) -> list[str]:
         view = views[lead["seed"]]
         rows.append(
             f"<tr><td>{html.escape(lead['seed'])}</td>{_logos(g['members'][lead['seed']], view)}"
-            f"{_effect(g['effect'])}{_label(g)}{_reads(g.get('composition'))}"
+            f"{_effect(g['effect'])}{_label(g)}"
+            f"{_reads(g.get('composition'), view, lead['family'])}"
             f"{_where(view, lead['family'])}</tr>"
         )  # fmt: skip
     return [

@@ -100,7 +100,7 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
             f"<td><code>{html.escape(f['consensus'])}</code></td>"
             f"<td class=num>{f['nsites']:,}</td><td class=num>{len(f['members'])}</td>"
             f"<td>{members}</td><td>{name}</td>{_effect_cell(f.get('effect'))}"
-            f"{_composition_cell(f.get('composition'))}{_where_cell(f, placed)}</tr>"
+            f"{composition_cell(f.get('composition'))}{where_cell(f, placed)}</tr>"
         )  # fmt: skip
     exported = len(summary.get("motifs") or [])
     effects = block.get("effects")
@@ -141,7 +141,7 @@ def families_section(summary: dict, motifs_dir: Path) -> list[str]:
     ]
 
 
-def _where_cell(family: dict, placed: bool) -> str:
+def where_cell(family: dict, placed: bool) -> str:
     """A family's one-line position summary (its ``positions`` block), if families have
     them."""
     if not placed:
@@ -150,7 +150,7 @@ def _where_cell(family: dict, placed: bool) -> str:
     return f"<td class=where>{html.escape(block.get('summary') or '')}</td>"
 
 
-def _composition_cell(composition: dict | None) -> str:
+def composition_cell(composition: dict | None) -> str:
     """A family's label ("motif", "short word" or "composition"), its shuffled/real ratio
     and bits a column."""
     if composition is None:

@@ -12,7 +12,7 @@ def _group(gid, seeds, of, members, effects, label="nnCAGg", reads="motif"):
         sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
     lead = next(label for label, ids in members.items() if ids)
     return {"id": gid, "seeds": seeds, "of": of, "recurs": f"{seeds} of {of}", "label": label,
-            "name": None, "composition": {"label": reads},
+            "name": None, "composition": reads,  # a label, as stability.json holds it
             "lead": {"seed": lead, "family": members[lead][0]}, "members": members,
             "effect": {"per_seed": effects, "mean": mean, "sd": sd}}  # fmt: skip
 
@@ -61,3 +61,26 @@ def test_one_seed_says_reproducibility_was_not_measured():
         page = "".join(consensus_section(stability))
         assert "Reproducibility was not measured" in page and "<table" not in page
     assert consensus_section({"seeds": [], "table": []}) == []  # made before the consensus
+
+
+def test_renders_the_consensus_the_stability_verb_builds():
+    """The section reads the JSON the real consensus code makes (composition as the label
+    string, groups and families as ``family_stability`` writes them), not only hand-made
+    dicts."""
+    from sparling_genomics.runners.stability import family_stability
+    from tests.export.test_consensus import three_seeds
+
+    seeds = three_seeds()
+    for seed in seeds:
+        seed.composition = {f.id: "composition" if k == 0 else "motif"
+                            for k, f in enumerate(seed.families)}  # fmt: skip
+    stability = {"runs": [], **family_stability(seeds)}
+    page = "".join(consensus_section(stability))
+    table = page.split("Not reproduced")[0]
+    groups = stability["consensus"]["groups"]
+    assert all(g["id"] in table and g["recurs"] in table for g in groups)
+    assert "<span class=unnamed>composition</span>" in table  # seed0's f00 leads the first group
+    consensus = stability["consensus"]
+    shown = [ids for g in consensus["groups"] + consensus["not_reproduced"]
+             for ids in g["members"].values()]  # fmt: skip
+    assert page.count("run not found") == sum(map(len, shown))
